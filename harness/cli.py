@@ -1,0 +1,173 @@
+"""The ``harness`` command. Each command parses options and calls one library function; no logic lives here."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from harness import __version__
+from harness.optional import MissingDependencyError
+from harness.registry import RegistryError
+from harness.report import FORMATS, Table, category_table, compare_table, metrics_table, render_text, run_summary, runs_table, to_rich
+from harness.spec import SpecError
+from harness.store import RunStore, StoreError
+from suites.loading import DataError
+
+_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError)
+
+
+def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn the library's user-facing errors into one clean message and exit code 1, without a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except _USER_ERRORS as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, soft_wrap=False)
+
+
+def _emit(tables: list[Table], fmt: str) -> None:
+    if fmt == "table":
+        console = _console()
+        for table in tables:
+            console.print(to_rich(table))
+    else:
+        click.echo("\n\n".join(render_text(table, fmt).rstrip("\n") for table in tables))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="harness")
+@click.option(
+    "--store",
+    "store_path",
+    envvar="HARNESS_STORE",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="SQLite run store (default: runs.sqlite in the user data directory; env HARNESS_STORE).",
+)
+@click.pass_context
+def main(ctx: click.Context, store_path: str | None) -> None:
+    """Evaluate and serve rewards for RL of LLMs on reasoning."""
+    ctx.obj = {"store_path": store_path}
+
+
+def _store(ctx: click.Context) -> RunStore:
+    return RunStore(ctx.obj["store_path"])
+
+
+@main.command("ls")
+@click.argument("kind", type=click.Choice(["rewards", "suites", "trainers", "all"]), default="all")
+def ls_command(kind: str) -> None:
+    """List registered rewards, suites and trainers (plugins included) without importing them."""
+    from harness.catalog import catalog
+
+    for title, entries in catalog(kind):
+        rows = [[e.name, e.summary, e.origin] for e in entries]
+        _emit([Table(title, ["name", "summary", "origin"], rows)], "table")
+
+
+@main.command("validate")
+@click.option("--reward", "reward_spec", help="Reward spec to check, e.g. rule or rule:timeout=5.")
+@click.option("--suite", "suite_spec", help="Suite spec to check; its data is loaded and counted.")
+@click.option("--data", default=None, help="Local data file or folder for the suite.")
+@_friendly
+def validate_command(reward_spec: str | None, suite_spec: str | None, data: str | None) -> None:
+    """Check specs and data without scoring anything."""
+    from harness.catalog import validate
+
+    if not reward_spec and not suite_spec:
+        raise click.UsageError("give --reward and/or --suite to validate")
+    for line in validate(reward_spec, suite_spec, data):
+        click.echo(line)
+
+
+@main.command("eval")
+@click.option("--reward", "reward_spec", required=True, help="Reward spec: rule, or NAME:key=value,...")
+@click.option("--suite", "suite_spec", required=True, help="Suite spec: sample, verifybench-hard, jsonl:...")
+@click.option("--data", default=None, help="Local jsonl file or folder instead of the suite's default source.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N items.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.pass_context
+@_friendly
+def eval_command(
+    ctx: click.Context, reward_spec: str, suite_spec: str, data: str | None, limit: int | None, batch_size: int, fmt: str
+) -> None:
+    """Score a reward on a suite, store the run, and print its metrics."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from harness.evaluate import EvalRequest, evaluate_reward
+
+    request = EvalRequest(reward_spec, suite_spec, data, limit, batch_size)
+    with Progress(
+        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_console(stderr=True), transient=True,
+    ) as bar:
+        task = bar.add_task("scoring", total=None)
+        run = evaluate_reward(
+            request, _store(ctx), progress=lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    if fmt == "table":
+        click.echo("  ".join(f"{k}: {v}" for k, v in run_summary(run)[:6]), err=True)
+    _emit([category_table([run]), metrics_table(run)], fmt)
+
+
+@main.command("runs")
+@click.option("--suite", default=None, help="Only runs of this suite spec.")
+@click.option("--reward", default=None, help="Only runs of this reward spec.")
+@click.option("--status", default=None, type=click.Choice(["running", "complete", "failed", "interrupted"]))
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.pass_context
+@_friendly
+def runs_command(ctx: click.Context, suite: str | None, reward: str | None, status: str | None, limit: int, fmt: str) -> None:
+    """List stored runs, newest first."""
+    _emit([runs_table(_store(ctx).runs(suite=suite, reward=reward, status=status, limit=limit))], fmt)
+
+
+@main.command("show")
+@click.argument("run_ref")
+@click.option("--items", "show_items", is_flag=True, help="Also list every item's score and reason.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.pass_context
+@_friendly
+def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -> None:
+    """Show one run (an id, a unique id prefix, or 'latest')."""
+    store = _store(ctx)
+    run = store.get(run_ref)
+    tables = [Table("Run", ["field", "value"], [list(p) for p in run_summary(run)])]
+    if run.metrics:
+        tables += [category_table([run]), metrics_table(run)]
+    if show_items:
+        rows = [
+            [i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s]
+            for i in store.items(run.id)
+        ]
+        headers = ["idx", "uid", "category", "label", "score", "verdict", "reason", "answer", "latency_s"]
+        tables.append(Table("Items", headers, rows))
+    _emit(tables, fmt)
+
+
+@main.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.pass_context
+@_friendly
+def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> None:
+    """Compare the metrics of two runs."""
+    store = _store(ctx)
+    a, b = store.get(run_a), store.get(run_b)
+    _emit([category_table([a, b]), compare_table(a, b)], fmt)

@@ -1,0 +1,133 @@
+"""Scoring a reward on a suite and storing the run: the library call behind ``harness eval``."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from harness.spec import ComponentSpec
+from harness.store import STATUS_FAILED, STATUS_INTERRUPTED, ItemRow, MetricRow, NewRun, RunRecord, RunStore
+from rewards import build_reward
+from rewards.contract import Item, Reward, Score, check_scores
+from suites import build_suite
+from suites.contract import Metric, SuiteData, VerifierSuite
+
+_VERSIONED = ("rl-reward-harness", "math-verify", "latex2sympy2_extended", "sympy", "torch", "transformers", "vllm")
+
+ProgressCallback = Callable[[int, int], None]
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for dist in _VERSIONED:
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+@dataclass(frozen=True)
+class EvalRequest:
+    """What to evaluate. ``reward`` and ``suite`` are specs (``rule``, ``jsonl:label=ok``)."""
+
+    reward: str
+    suite: str
+    data: str | None = None
+    limit: int | None = None
+    batch_size: int = 64
+
+
+def score_in_batches(
+    reward: Reward, items: Sequence[Item], batch_size: int, progress: ProgressCallback | None = None
+) -> list[tuple[Score, float]]:
+    """Scores with per-item latency in seconds (the reward's own timing when it reports one)."""
+    if batch_size < 1:
+        raise ValueError(f"batch size must be positive, got {batch_size}")
+    out: list[tuple[Score, float]] = []
+    timed = getattr(reward, "score_timed", None)
+    for start in range(0, len(items), batch_size):
+        batch = items[start : start + batch_size]
+        if callable(timed):
+            pairs = list(timed(batch))
+            check_scores(batch, [s for s, _ in pairs], type(reward).__name__)
+        else:
+            began = time.perf_counter()
+            scores = check_scores(batch, reward.score(batch), type(reward).__name__)
+            each = (time.perf_counter() - began) / len(batch)
+            pairs = [(s, each) for s in scores]
+        out.extend(pairs)
+        if progress is not None:
+            progress(len(out), len(items))
+    return out
+
+
+def evaluate_reward(
+    request: EvalRequest,
+    store: RunStore,
+    *,
+    progress: ProgressCallback | None = None,
+    reward: Reward | None = None,
+) -> RunRecord:
+    """Load the suite, score every row, compute metrics, and store the run; returns the stored run.
+
+    Everything that can be checked (specs, data) is checked before the run is recorded. A failure or Ctrl-C
+    while scoring marks the run ``failed`` / ``interrupted`` without metrics, then re-raises. Pass an
+    already-built ``reward`` to reuse its worker processes across calls.
+    """
+    suite: VerifierSuite = build_suite(request.suite)
+    data: SuiteData = suite.load(request.data, request.limit)
+    owned = reward is None
+    reward = build_reward(request.reward) if reward is None else reward
+    try:
+        run_id = store.begin(
+            NewRun(
+                kind="reward-eval",
+                reward=str(ComponentSpec.parse(request.reward)),
+                suite=str(ComponentSpec.parse(request.suite)),
+                data_source=data.source,
+                data_hash=data.content_hash,
+                n_items=len(data.rows),
+                config={"limit": request.limit, "batch_size": request.batch_size, "data": request.data},
+                versions=package_versions(),
+            )
+        )
+        began = time.perf_counter()
+        try:
+            scored = score_in_batches(reward, [r.item for r in data.rows], request.batch_size, progress)
+            metrics = suite.metrics(data, [s for s, _ in scored])
+            store.complete(run_id, _item_rows(data, scored), _metric_rows(metrics), time.perf_counter() - began)
+        except KeyboardInterrupt:
+            store.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
+            raise
+        except BaseException as exc:
+            store.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
+            raise
+        return store.get(run_id)
+    finally:
+        if owned and hasattr(reward, "close"):
+            reward.close()
+
+
+def _item_rows(data: SuiteData, scored: Sequence[tuple[Score, float]]) -> list[ItemRow]:
+    return [
+        ItemRow(
+            idx=i,
+            uid=row.item.uid,
+            category=row.category,
+            label=row.label,
+            value=score.value,
+            verdict=score.verdict,
+            reason=score.reason,
+            answer=score.answer,
+            latency_s=latency,
+        )
+        for i, (row, (score, latency)) in enumerate(zip(data.rows, scored))
+    ]
+
+
+def _metric_rows(metrics: Sequence[Metric]) -> list[MetricRow]:
+    return [MetricRow(m.name, m.value, m.higher_is_better, m.n, m.group) for m in metrics]

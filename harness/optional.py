@@ -1,0 +1,42 @@
+"""Optional heavy dependencies: import them late, and when they are missing say which extra to install."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+DISTRIBUTION = "rl-reward-harness"
+
+# Which extra of this distribution provides a top-level module.
+EXTRA_FOR_MODULE = {
+    "torch": "rm",
+    "transformers": "rm",
+    "vllm": "vllm",
+    "openrlhf": "openrlhf",
+    "trl": "trl",
+    "lm_eval": "lmeval",
+    "fastapi": "server",
+    "uvicorn": "server",
+    "datasets": "hub",
+    "matplotlib": "plots",
+}
+
+
+class MissingDependencyError(ImportError):
+    """An optional dependency is not installed; the message carries the install command."""
+
+
+def install_command(module: str) -> str:
+    extra = EXTRA_FOR_MODULE.get(module.split(".")[0])
+    return f"pip install '{DISTRIBUTION}[{extra}]'" if extra else f"pip install {module.split('.')[0]}"
+
+
+def require(module: str, purpose: str) -> ModuleType:
+    """Import ``module`` or raise :class:`MissingDependencyError` naming the exact install command."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{purpose} needs the package {module.split('.')[0]!r}, which is not installed. "
+            f"Install it with: {install_command(module)}"
+        ) from exc

@@ -1,0 +1,28 @@
+"""Rewards: one contract (:mod:`rewards.contract`), one registry (:data:`REWARDS`).
+
+Built-in kinds are registered lazily by import path so that listing them imports nothing heavy. Third-party
+rewards register with ``@REWARDS.register("name")`` or through the ``harness.rewards`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from harness.registry import Registry
+from harness.spec import ComponentSpec, build
+from rewards.contract import Item, LearnsFromFeedback, Reward, Score
+
+REWARDS: Registry = Registry("reward", entry_point_group="harness.rewards")
+REWARDS.add_lazy(
+    "rule", "rewards.rule:RuleReward", "math-verify rule verifier in killable worker processes"
+)
+
+
+def build_reward(spec: str | ComponentSpec) -> Reward:
+    """A reward from a spec such as ``rule`` or ``rule:timeout=2,workers=4``."""
+    reward = build(REWARDS, spec)
+    if not isinstance(reward, Reward):
+        name = spec if isinstance(spec, str) else spec.name
+        raise TypeError(f"reward {name!r} built {type(reward).__name__}, which has no score(items) method")
+    return reward
+
+
+__all__ = ["REWARDS", "Item", "LearnsFromFeedback", "Reward", "Score", "build_reward"]

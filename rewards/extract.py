@@ -1,0 +1,177 @@
+"""Final-answer extraction from free-form completions: pure string code, linear in the input length.
+
+Kept apart from comparison (:mod:`rewards.math_grading`) so that each can be tested on its own tables of
+cases. Every function here must stay linear-time: completions come from policies under RL and may be a
+megabyte of braces.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+# How many trailing \boxed occurrences are tried when the last one is unbalanced; bounded to stay linear.
+_MAX_BOX_TRIES = 4
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """An extracted final answer and the rule that found it (``boxed``, ``gsm8k``, ``answer_is``, ``tail``)."""
+
+    text: str
+    rule: str
+
+
+def _match_braces(text: str, open_at: int) -> int | None:
+    """Index of the ``}`` closing the ``{`` at ``open_at``, or None when unbalanced."""
+    depth = 0
+    i = open_at
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:  # skip escaped characters such as \{ and \}
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def boxed_answers(text: str, limit: int = _MAX_BOX_TRIES) -> list[str]:
+    """Contents of the last ``limit`` balanced ``\\boxed{...}`` / ``\\fbox{...}``, last first."""
+    found: list[str] = []
+    end = len(text)
+    tries = 0
+    while tries < limit:
+        start = max(text.rfind(cmd, 0, end) for cmd in _BOX_COMMANDS)
+        if start < 0:
+            break
+        tries += 1
+        j = start + (6 if text.startswith("\\boxed", start) else 5)
+        while j < len(text) and text[j] == " ":
+            j += 1
+        if j < len(text) and text[j] == "{":
+            close = _match_braces(text, j)
+            if close is not None:
+                found.append(text[j + 1 : close])
+        elif j < len(text):  # "\boxed 5": the argument is the next token
+            token = re.match(r"[^\s$.,;]+", text[j : j + 200])
+            if token:
+                found.append(token.group(0))
+        end = start
+    return found
+
+
+_GSM8K = re.compile(r"####[ \t]*([^\n]+)")
+_ANSWER_IS = re.compile(
+    r"(?i)(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s+is)?\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?[ \t]*([^\n]+)"
+)
+_SENTENCE_END = re.compile(r"(?<!\d)\.(?=\s|$)|\.(?=\s+[A-Z])")
+
+
+def _clean(answer: str) -> str:
+    s = answer.strip()
+    s = s.strip("*").strip()
+    if s.startswith(("is ", "Is ")):
+        s = s[3:]
+    cut = _SENTENCE_END.search(s)
+    if cut:
+        s = s[: cut.start()]
+    s = s.strip().strip("*").strip()
+    for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ('"', '"'), ("`", "`")):
+        if s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right):
+            s = s[len(left) : len(s) - len(right)].strip()
+    return s.rstrip(".;,").strip()
+
+
+def after_thinking(completion: str) -> str:
+    """The part after the last ``</think>``: reasoning models put their answer there."""
+    cut = completion.rfind("</think>")
+    return completion if cut < 0 else completion[cut + len("</think>") :]
+
+
+def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Extraction | None:
+    """The completion's final answer, or None when no anchored answer is found.
+
+    Order: last ``\\boxed{}``; GSM8K's ``#### n``; the last "answer is ..." / "Answer: ..." phrase; a short
+    text (at most ``short_answer_chars``) left after ``</think>`` or as the whole completion.
+    """
+    text = after_thinking(completion)
+    boxed = boxed_answers(text, limit=1)
+    if boxed and boxed[0].strip():
+        return Extraction(boxed[0].strip(), "boxed")
+    gsm = None
+    for gsm in _GSM8K.finditer(text):
+        pass
+    if gsm is not None:
+        return Extraction(_clean(gsm.group(1)), "gsm8k")
+    last = None
+    for last in _ANSWER_IS.finditer(text):
+        pass
+    if last is not None:
+        cleaned = _clean(last.group(1))
+        if cleaned:
+            return Extraction(cleaned, "answer_is")
+    tail = text.strip()
+    if tail and len(tail) <= short_answer_chars:
+        return Extraction(_clean(tail), "tail")
+    return None
+
+
+_TEXT_WRAPPERS = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit)\{([^{}]*)\}")
+_LETTER = re.compile(r"^\(?([A-Z])\)?(?:[.:)]|\s|$)")
+
+
+def unwrap_text(s: str) -> str:
+    """``\\text{(B)}`` -> ``(B)``; applied repeatedly to nested wrappers."""
+    for _ in range(4):
+        new = _TEXT_WRAPPERS.sub(r"\1", s)
+        if new == s:
+            break
+        s = new
+    return s
+
+
+def choice_letter(answer: str, *, exact: bool) -> str | None:
+    """The multiple-choice letter an answer names.
+
+    ``exact=True`` (for references) accepts only a lone letter such as ``B``, ``(B)`` or ``B.``;
+    ``exact=False`` (for completions) also accepts a letter followed by the option text, ``(B) 12 apples``.
+    """
+    s = unwrap_text(answer).strip().strip("*$ ").strip()
+    if exact:
+        m = re.fullmatch(r"\(?([A-Z])\)?\.?", s)
+        return m.group(1) if m else None
+    m = _LETTER.match(s)
+    return m.group(1) if m else None
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+")
+
+
+def plain_number(answer: str) -> str | None:
+    """``answer`` as a canonical decimal string when it is a plain number (``1,234.50``, ``$18``), else None.
+
+    Units, percentages and anything symbolic return None and go to the symbolic comparison.
+    """
+    s = answer.strip()
+    if s.startswith("\\$"):
+        s = s[2:]
+    s = s.strip().lstrip("$").rstrip("$").strip().rstrip(".").strip()
+    if len(s) > 100_000 or not _PLAIN_NUMBER.fullmatch(s):
+        return None
+    return s.replace(",", "")
+
+
+def normalize_text(answer: str) -> str:
+    """Loose form for comparing string answers: case, spaces, markup and outer punctuation ignored."""
+    s = unwrap_text(answer)
+    s = s.replace("\\", " ").replace("$", " ").replace("*", " ")
+    s = re.sub(r"\s+", " ", s).strip().strip(".,;:!\"'").strip().lower()
+    return s

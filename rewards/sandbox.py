@@ -1,0 +1,144 @@
+"""Worker processes that can be killed: per-item deadlines, a memory cap, crash isolation.
+
+Why processes and not threads: math-verify's timeouts are ``signal.alarm`` and only work in a main thread,
+and some inputs (power towers, huge factorials) hang inside sympy's C code where no Python timeout reaches.
+Each item therefore runs in a pebble worker's main thread; when its deadline passes, pebble kills that
+worker and starts a new one, and the item is recorded as ``timeout``. Its batch-mates are not affected.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pebble import ProcessExpired, ProcessPool
+
+R = TypeVar("R")
+
+FAILURE_TIMEOUT = "timeout"
+FAILURE_CRASHED = "crashed"
+FAILURE_MEMORY = "out_of_memory"
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[R]):
+    """The result of one task: ``value`` when it finished, else ``failure`` (timeout, crashed, ...)."""
+
+    value: R | None
+    failure: str | None
+    seconds: float
+    detail: str = ""
+
+
+def _limit_memory(limit_mb: int) -> None:
+    if limit_mb <= 0:
+        return
+    import resource
+
+    limit = limit_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _worker_init(limit_mb: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    _limit_memory(limit_mb)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _timed_call(fn: Callable[..., R], args: tuple) -> tuple[R, float]:
+    start = time.perf_counter()
+    value = fn(*args)
+    return value, time.perf_counter() - start
+
+
+class KillablePool:
+    """A lazily started pool of ``workers`` processes; :meth:`map` never hangs and never raises per item.
+
+    ``preload`` names modules the fork server imports once, so that a worker restarted after a kill is
+    ready in milliseconds instead of re-importing sympy. Thread-safe: several threads may call :meth:`map`
+    at once and share the workers.
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        deadline_s: float,
+        *,
+        memory_limit_mb: int = 2048,
+        initializer: Callable[..., None] | None = None,
+        initargs: tuple = (),
+        preload: Sequence[str] = (),
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        if deadline_s <= 0:
+            raise ValueError(f"the per-item deadline must be positive, got {deadline_s}")
+        self.workers = workers
+        self.deadline_s = deadline_s
+        self.memory_limit_mb = memory_limit_mb
+        self._initializer = initializer
+        self._initargs = initargs
+        self._preload = tuple(preload)
+        self._pool: ProcessPool | None = None
+        self._lock = threading.Lock()
+        self._finalizer: weakref.finalize | None = None
+
+    def _ensure_pool(self) -> ProcessPool:
+        with self._lock:
+            if self._pool is None or not self._pool.active:
+                context = multiprocessing.get_context("forkserver")
+                if self._preload:
+                    # Only takes effect if this interpreter's fork server is not running yet; harmless if it is.
+                    context.set_forkserver_preload(list(self._preload))
+                self._pool = ProcessPool(
+                    max_workers=self.workers,
+                    context=context,
+                    initializer=_worker_init,
+                    initargs=(self.memory_limit_mb, self._initializer, self._initargs),
+                )
+                self._finalizer = weakref.finalize(self, _stop_pool, self._pool)
+            return self._pool
+
+    def map(self, fn: Callable[..., R], arg_tuples: Sequence[tuple]) -> list[Outcome[R]]:
+        """Run ``fn(*args)`` for each tuple; outcomes come back in input order."""
+        if not arg_tuples:
+            return []
+        pool = self._ensure_pool()
+        futures = [pool.schedule(_timed_call, args=(fn, args), timeout=self.deadline_s) for args in arg_tuples]
+        return [self._collect(f) for f in futures]
+
+    def _collect(self, future: Any) -> Outcome[Any]:
+        try:
+            value, seconds = future.result()
+            return Outcome(value, None, seconds)
+        except FutureTimeout:
+            return Outcome(None, FAILURE_TIMEOUT, self.deadline_s, f"killed after {self.deadline_s:g}s")
+        except ProcessExpired as exc:
+            return Outcome(None, FAILURE_CRASHED, 0.0, f"worker died with exit code {exc.exitcode}")
+        except MemoryError:
+            return Outcome(None, FAILURE_MEMORY, 0.0, f"over the {self.memory_limit_mb} MB worker limit")
+        except Exception as exc:  # a failing item is recorded as data; its batch-mates still count
+            return Outcome(None, FAILURE_CRASHED, 0.0, f"{type(exc).__name__}: {exc}"[:500])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._finalizer is not None:
+                self._finalizer()
+            self._pool = None
+
+    def __enter__(self) -> KillablePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _stop_pool(pool: ProcessPool) -> None:
+    pool.stop()
+    pool.join(timeout=5)

@@ -1,0 +1,35 @@
+"""Suites: what rewards and policies are scored on, in one registry (:data:`SUITES`).
+
+Entries are lazy import paths, so ``harness ls suites`` imports no suite code. Third-party suites register
+with ``@SUITES.register("name")`` or the ``harness.suites`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from harness.registry import Registry
+from harness.spec import ComponentSpec, build
+from suites.contract import LabelledItem, Metric, SuiteData, VerifierSuite
+
+SUITES: Registry = Registry("suite", entry_point_group="harness.suites")
+SUITES.add_lazy("sample", "suites.verifybench:sample", "labelled items shipped in the package (zero setup)")
+SUITES.add_lazy("verifybench", "suites.verifybench:verifybench", "VerifyBench: reward accuracy by answer type")
+SUITES.add_lazy(
+    "verifybench-hard", "suites.verifybench:verifybench_hard", "VerifyBench-Hard: contested items, by answer type"
+)
+SUITES.add_lazy(
+    "processbench", "suites.processbench:ProcessBenchSuite", "ProcessBench final-answer correctness (gsm8k, math)"
+)
+SUITES.add_lazy("mathcheck-gsm", "suites.mathcheck:MathCheckGSMSuite", "MathCheck-GSM outcome judging")
+SUITES.add_lazy("jsonl", "suites.jsonl:JsonlVerifierSuite", "any labelled jsonl; map fields with options")
+
+
+def build_suite(spec: str | ComponentSpec) -> VerifierSuite:
+    """A suite from a spec such as ``verifybench-hard`` or ``jsonl:question=problem,label=ok``."""
+    suite = build(SUITES, spec)
+    if not isinstance(suite, VerifierSuite):
+        name = spec if isinstance(spec, str) else spec.name
+        raise TypeError(f"suite {name!r} built {type(suite).__name__}, which lacks load() and metrics()")
+    return suite
+
+
+__all__ = ["SUITES", "LabelledItem", "Metric", "SuiteData", "VerifierSuite", "build_suite"]

@@ -1,0 +1,55 @@
+"""What a reward-evaluation suite is: labelled items in, metrics out.
+
+A suite loads :class:`LabelledItem` rows (an item, the benchmark's "is this completion correct" label, and a
+category such as VerifyBench's answer type) and turns one :class:`~rewards.contract.Score` per row into
+:class:`Metric` values. Metrics say how they aggregate and whether higher is better, so that tables and
+comparisons need no per-metric knowledge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from rewards.contract import Item, Score
+
+
+@dataclass(frozen=True)
+class LabelledItem:
+    item: Item
+    label: bool
+    category: str = ""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number of a run. ``n`` is how many items it aggregates; ``group`` sorts metrics into tables
+    (``overall``, ``by_category``, ``confusion``, ``health``)."""
+
+    name: str
+    value: float | None
+    higher_is_better: bool | None
+    n: int
+    group: str = "overall"
+
+
+@dataclass(frozen=True)
+class SuiteData:
+    """Loaded rows plus where they came from (a path or hub id) and a content hash, for the run store."""
+
+    rows: list[LabelledItem]
+    source: str
+    content_hash: str
+    categories: tuple[str, ...] = field(default_factory=tuple)
+
+
+@runtime_checkable
+class VerifierSuite(Protocol):
+    """A reward-accuracy suite. ``data`` overrides where rows are read from; ``limit`` keeps the first N."""
+
+    name: str
+
+    def load(self, data: str | None = None, limit: int | None = None) -> SuiteData: ...
+
+    def metrics(self, data: SuiteData, scores: Sequence[Score]) -> list[Metric]: ...

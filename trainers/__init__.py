@@ -1,0 +1,13 @@
+"""Trainers: GRPO backends that take any registered reward, in one registry (:data:`TRAINERS`).
+
+Entries are added as the backends land (an in-process one and OpenRLHF on Ray); third-party trainers
+register through the ``harness.trainers`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from harness.registry import Registry
+
+TRAINERS: Registry = Registry("trainer", entry_point_group="harness.trainers")
+
+__all__ = ["TRAINERS"]
