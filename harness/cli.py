@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,8 @@ def _emit(tables: list[Table], fmt: str) -> None:
         console = _console()
         for table in tables:
             console.print(to_rich(table))
+    elif fmt == "json":  # one parseable document, whatever the number of tables
+        click.echo(json.dumps([json.loads(render_text(table, fmt)) for table in tables], indent=2))
     else:
         click.echo("\n\n".join(render_text(table, fmt).rstrip("\n") for table in tables))
 

@@ -87,6 +87,8 @@ def _clean(answer: str) -> str:
     for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ('"', '"'), ("`", "`")):
         if s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right):
             s = s[len(left) : len(s) - len(right)].strip()
+    if s.count("$") == 1 and s.startswith("$"):  # an unclosed "$" is a currency sign: "$18"
+        s = s[1:]
     return s.rstrip(".;,").strip()
 
 

@@ -1,0 +1,50 @@
+import pytest
+
+from rewards import Score
+from suites.metrics import verifier_metrics
+
+
+def by_name(metrics):
+    return {m.name: m.value for m in metrics}
+
+
+def test_confusion_precision_recall_by_hand():
+    labels = [True, True, False, False, True, False]
+    scores = [
+        Score.correct(), Score.incorrect(), Score.correct(), Score.incorrect(), Score.abstain("unparsed"),
+        Score.incorrect("timeout"),
+    ]
+    cats = ["A", "A", "B", "B", "B", "A"]
+    m = by_name(verifier_metrics(labels, scores, cats, column_order=["B", "A"]))
+    # tp=1 (0), fn=2 (1, 4), fp=1 (2), tn=2 (3, 5)
+    assert (m["true_positive"], m["false_negative"], m["false_positive"], m["true_negative"]) == (1, 2, 1, 2)
+    assert m["accuracy"] == pytest.approx(3 / 6)
+    assert m["precision"] == pytest.approx(1 / 2) and m["recall"] == pytest.approx(1 / 3)
+    assert m["f1"] == pytest.approx(2 * 0.5 * (1 / 3) / (0.5 + 1 / 3))
+    assert m["accuracy/A"] == pytest.approx(2 / 3) and m["accuracy/B"] == pytest.approx(1 / 3)
+    assert m["macro_accuracy"] == pytest.approx(0.5)
+    assert m["abstain_rate"] == pytest.approx(1 / 6) and m["timeout_rate"] == pytest.approx(1 / 6)
+
+
+def test_category_order_and_higher_is_better():
+    metrics = verifier_metrics([True], [Score.correct()], ["Z"], column_order=["A", "Z"])
+    names = [m.name for m in metrics if m.group == "by_category"]
+    assert names == ["accuracy/Z"]
+    assert {m.name: m.higher_is_better for m in metrics}["timeout_rate"] is False
+
+
+def test_undefined_precision_is_none_not_zero():
+    m = by_name(verifier_metrics([False, False], [Score.incorrect(), Score.incorrect()], ["a", "a"]))
+    assert m["precision"] is None and m["recall"] is None and m["f1"] is None and m["accuracy"] == 1.0
+
+
+def test_length_mismatch_is_an_error():
+    with pytest.raises(ValueError):
+        verifier_metrics([True], [], ["a"])
+
+
+def test_score_contract_rejects_bad_values():
+    with pytest.raises(ValueError):
+        Score(1.5, True)
+    with pytest.raises(ValueError):
+        Score(None, True)

@@ -1,0 +1,93 @@
+"""The rule reward end to end: worker processes, deadlines, resource attacks, threads, pickling."""
+
+import pickle
+import threading
+import time
+
+import pytest
+
+from rewards import REWARDS, Item, Reward, build_reward
+from rewards.rule import RuleReward
+
+POWER_TOWER = "\\boxed{5^{5^{5^{5^5}}}}"
+
+
+def items(pairs):
+    return [Item("q", ref, comp, {"uid": str(i)}) for i, (ref, comp) in enumerate(pairs)]
+
+
+def test_registered_and_satisfies_contract():
+    reward = build_reward("rule:workers=1,timeout=5")
+    assert isinstance(reward, Reward) and isinstance(reward, RuleReward)
+    assert REWARDS.get("rule") is RuleReward
+    assert reward.timeout == 5 and reward.workers == 1
+    reward.close()
+
+
+def test_scores_in_input_order(rule_reward):
+    pairs = [(str(i), f"The answer is {i if i % 3 else i + 1}") for i in range(30)]
+    scores = rule_reward.score(items(pairs))
+    assert [s.verdict for s in scores] == [i % 3 != 0 for i in range(30)]
+    assert all(s.reason in ("verified", "mismatch") for s in scores)
+
+
+@pytest.mark.parametrize(
+    "name, completion",
+    [
+        ("power tower", POWER_TOWER),
+        ("megabyte completion", "Let me think. " * 80_000 + "The answer is 7"),
+        ("50,000-digit integer", "\\boxed{" + "9" * 50_000 + "}"),
+        ("50,000-digit product", "\\boxed{" + "9" * 50_000 + " \\cdot " + "7" * 50_000 + "}"),
+        ("deep nesting", "\\boxed{" + "{" * 5_000 + "1" + "}" * 5_000 + "}"),
+        ("unbalanced braces", "\\boxed{" * 100_000),
+        ("huge factorial", "\\boxed{(10^{8})!}"),
+    ],
+)
+def test_resource_attacks_return_a_verdict(rule_reward, name, completion):
+    start = time.monotonic()
+    [score] = rule_reward.score(items([("7", completion)]))
+    assert time.monotonic() - start < 3 * rule_reward.timeout
+    if name == "megabyte completion":
+        assert score.verdict is True
+    else:
+        assert score.verdict is False and score.value == 0.0
+
+
+def test_item_past_its_deadline_is_killed_and_batch_mates_are_scored():
+    # A 0.5 s deadline is shorter than math-verify's own 1 s alarm, so the power tower is killed by the pool.
+    with RuleReward(workers=2, timeout=0.5) as reward:
+        batch = items([("3", "\\boxed{3}"), ("5", POWER_TOWER), ("x+1", "\\boxed{1+x}"), ("4", "\\boxed{5}")])
+        scores = reward.score(batch)
+    assert [s.reason for s in scores] == ["verified", "timeout", "verified", "mismatch"]
+    assert [s.verdict for s in scores] == [True, False, True, False]
+
+
+def test_safe_to_call_from_several_threads(rule_reward):
+    results: dict[int, list] = {}
+
+    def work(k):
+        pairs = [(str(k * 10 + i), f"\\boxed{{{k * 10 + i}}}") for i in range(10)]
+        results[k] = [s.verdict for s in rule_reward.score(items(pairs))]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert results == {k: [True] * 10 for k in range(4)}
+
+
+def test_pickle_round_trip_scores_the_same(rule_reward):
+    copy = pickle.loads(pickle.dumps(rule_reward))
+    try:
+        assert copy.config == rule_reward.config and copy._pool is None
+        batch = items([("1/2", "\\boxed{0.5}"), ("2", "\\boxed{3}")])
+        assert copy.score(batch) == rule_reward.score(batch)
+    finally:
+        copy.close()
+
+
+def test_items_pickle():
+    item = Item("q", "r", "c", {"uid": "7", "answer_type": "A1"})
+    back = pickle.loads(pickle.dumps(item))
+    assert back == item and back.uid == "7"

@@ -1,0 +1,90 @@
+"""The killable pool on functions that hang where no Python timeout reaches, crash, or eat memory."""
+
+import os
+import signal
+import threading
+import time
+
+from rewards.sandbox import FAILURE_CRASHED, FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool
+
+
+def square(x):
+    return x * x
+
+
+def hang_blocking_signals(x):
+    """Blocks SIGALRM first: a signal-based timeout (math-verify's) cannot stop this."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM, signal.SIGINT})
+    if x < 0:
+        time.sleep(600)
+    return x
+
+
+def die(x):
+    if x < 0:
+        os._exit(3)
+    return x
+
+
+def allocate(mb):
+    return len(bytearray(mb * 1024 * 1024))
+
+
+def raise_value_error(x):
+    if x < 0:
+        raise ValueError("bad input")
+    return x
+
+
+def in_main_thread(_):
+    return threading.current_thread() is threading.main_thread()
+
+
+def test_results_in_order_and_in_worker_main_thread():
+    with KillablePool(2, deadline_s=10) as pool:
+        assert [o.value for o in pool.map(square, [(i,) for i in range(20)])] == [i * i for i in range(20)]
+        assert all(o.value for o in pool.map(in_main_thread, [(0,)] * 4))
+
+
+def test_hung_item_is_killed_and_batch_mates_finish():
+    with KillablePool(2, deadline_s=1.0) as pool:
+        start = time.monotonic()
+        outcomes = pool.map(hang_blocking_signals, [(1,), (-1,), (2,), (3,), (-1,), (4,)])
+        elapsed = time.monotonic() - start
+        assert [o.failure for o in outcomes] == [None, FAILURE_TIMEOUT, None, None, FAILURE_TIMEOUT, None]
+        assert [o.value for o in outcomes if o.failure is None] == [1, 2, 3, 4]
+        assert elapsed < 60  # bounded by the deadline, not by the 600 s sleep
+        # the pool replaced the killed workers and keeps working
+        assert [o.value for o in pool.map(square, [(3,), (4,)])] == [9, 16]
+
+
+def test_crash_and_exceptions_are_recorded_per_item():
+    with KillablePool(2, deadline_s=10) as pool:
+        outcomes = pool.map(die, [(1,), (-1,), (2,)])
+        assert [o.failure for o in outcomes] == [None, FAILURE_CRASHED, None]
+        assert "exit code 3" in outcomes[1].detail
+        outcomes = pool.map(raise_value_error, [(-1,), (5,)])
+        assert outcomes[0].failure == FAILURE_CRASHED and "ValueError: bad input" in outcomes[0].detail
+        assert outcomes[1].value == 5
+
+
+def test_memory_limit_per_worker():
+    with KillablePool(1, deadline_s=20, memory_limit_mb=1024) as pool:
+        outcomes = pool.map(allocate, [(2048,), (10,)])
+        assert outcomes[0].failure == FAILURE_MEMORY
+        assert outcomes[1].value == 10 * 1024 * 1024
+
+
+def test_concurrent_callers_share_the_pool():
+    results = {}
+    with KillablePool(2, deadline_s=10) as pool:
+
+        def call(k):
+            results[k] = [o.value for o in pool.map(square, [(k * 100 + i,) for i in range(25)])]
+
+        threads = [threading.Thread(target=call, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    assert {k: v for k, v in results.items()} == {k: [(k * 100 + i) ** 2 for i in range(25)] for k in range(4)}
