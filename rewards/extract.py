@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 # How many trailing \boxed occurrences are tried when the last one is unbalanced; bounded to stay linear.
@@ -72,6 +73,7 @@ _GSM8K = re.compile(r"####[ \t]*([^\n]+)")
 _ANSWER_IS = re.compile(
     r"(?i)(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s+is)?\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?[ \t]*([^\n]+)"
 )
+_OPENERS = {"\\[": "\\]", "$$": "$$", "$": "$", "\\(": "\\)"}
 _SENTENCE_END = re.compile(r"(?<!\d)\.(?=\s|$)|\.(?=\s+[A-Z])")
 
 
@@ -118,7 +120,11 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
         pass
     if last is not None:
         cleaned = _clean(last.group(1))
-        if cleaned:
+        if cleaned in _OPENERS:  # "Answer: \[" with the math on the next lines
+            close = text.find(_OPENERS[cleaned], last.end(1))
+            if close > 0:
+                cleaned = text[last.start(1) + last.group(1).index(cleaned) + len(cleaned) : close].strip()
+        if cleaned and cleaned not in _OPENERS:
             return Extraction(cleaned, "answer_is")
     tail = text.strip()
     if tail and len(tail) <= short_answer_chars:
@@ -128,6 +134,9 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
 
 _TEXT_WRAPPERS = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit)\{([^{}]*)\}")
 _LETTER = re.compile(r"^\(?([A-Z])\)?(?:[.:)]|\s|$)")
+_GOLD_LETTER = re.compile(r"\(?([A-Z])\)?\.?")
+_GOLD_LETTER_WITH_TEXT = re.compile(r"(?:\(([A-Z])\)|([A-Z])[).:])\s+\S")
+_LONE_LETTER = re.compile(r"(?<![A-Za-z'])\(?([A-Z])\)?(?![A-Za-z'])")
 
 
 def unwrap_text(s: str) -> str:
@@ -148,13 +157,21 @@ def choice_letter(answer: str, *, exact: bool) -> str | None:
     """
     s = unwrap_text(answer).strip().strip("*$ ").strip()
     if exact:
-        m = re.fullmatch(r"\(?([A-Z])\)?\.?", s)
-        return m.group(1) if m else None
+        m = _GOLD_LETTER.fullmatch(s) or _GOLD_LETTER_WITH_TEXT.match(s)
+        return next(g for g in m.groups() if g) if m else None
     m = _LETTER.match(s)
-    return m.group(1) if m else None
+    if m:
+        return m.group(1)
+    for m in _LONE_LETTER.finditer(s[:200]):  # "for sure D, it can't be A or B": the first option named
+        letter = m.group(1)
+        if letter not in ("I", "A") or m.group(0).startswith("("):  # a pronoun and an article, not options
+            return letter
+    return None
 
 
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+")
+# Words after a number are read as its unit ("83 packages", "12 dollars"); single letters are not (``2 x``).
+_UNIT_WORDS = re.compile(r"(?:\s+[A-Za-z]{2,}){1,3}[.!]?")
 
 
 def plain_number(answer: str) -> str | None:
@@ -162,13 +179,59 @@ def plain_number(answer: str) -> str | None:
 
     Units, percentages and anything symbolic return None and go to the symbolic comparison.
     """
-    s = answer.strip()
+    s = answer.strip().replace("{,}", ",")
     if s.startswith("\\$"):
         s = s[2:]
     s = s.strip().lstrip("$").rstrip("$").strip().rstrip(".").strip()
-    if len(s) > 100_000 or not _PLAIN_NUMBER.fullmatch(s):
+    if len(s) > 100_000:
         return None
-    return s.replace(",", "")
+    number = _PLAIN_NUMBER.match(s)
+    if number is None:
+        return None
+    rest = s[number.end() :]
+    if rest and not _UNIT_WORDS.fullmatch(rest):
+        return None
+    return number.group(0).replace(",", "")
+
+
+_FRACTION = re.compile(r"([+-]?)\\[dt]?frac\{([^{}]+)\}\{([^{}]+)\}|([+-]?)\\[dt]?frac(\d)(\d)")
+_SLASH = re.compile(r"([+-]?[\d.,]+)\s*/\s*([\d.,]+)")
+
+
+def rational_value(answer: str) -> Fraction | None:
+    """The exact value of a plain number or a simple fraction (``\\frac{3}{4}``, ``-\\dfrac{1}{2}``, ``3/4``),
+    else None. Lets the grader decide most numeric answers without a LaTeX parse."""
+    number = plain_number(answer)
+    try:
+        if number is not None:
+            return Fraction(number)
+        s = answer.strip().strip("$").strip().replace(" ", "")
+        if len(s) > 200:
+            return None
+        m = _FRACTION.fullmatch(s)
+        if m:
+            sign = m.group(1) if m.group(2) is not None else m.group(4)
+            num, den = (m.group(2), m.group(3)) if m.group(2) is not None else (m.group(5), m.group(6))
+        else:
+            m = _SLASH.fullmatch(s)
+            if not m:
+                return None
+            sign, num, den = "", m.group(1), m.group(2)
+        n, d = plain_number(num), plain_number(den)
+        if n is None or d is None:
+            return None
+        value = Fraction(n) / Fraction(d)
+        return -value if sign == "-" else value
+    except (ValueError, ZeroDivisionError):  # int() refuses > 4,300 digits; x/0 has no value
+        return None
+
+
+_LATEX_SPACING = re.compile(r"\\left|\\right|\\[,;:! ]|\\displaystyle|\s+|\$")
+
+
+def canonical_latex(answer: str) -> str:
+    """A spacing- and sizing-free form of a LaTeX answer: equal forms are certainly equal answers."""
+    return _LATEX_SPACING.sub("", answer).replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
 
 
 def normalize_text(answer: str) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
+from rewards.numeric import numeric_tuple, numeric_value
 from rewards.contract import (
     REASON_MISMATCH,
     REASON_NO_ANSWER,
@@ -26,12 +27,40 @@ from rewards.extract import (
     choice_letter,
     extract_final_answer,
     normalize_text,
-    plain_number,
+    canonical_latex,
+    rational_value,
     unwrap_text,
 )
 
 
 _MAX_ANSWER_CHARS = 200
+
+
+_DELIMITED = re.compile(r"\$|\\\[|\\\(|\\boxed")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+# Environment names and \text{...} units are LaTeX, not prose: "\frac{270}{7}\text{ degrees}".
+_NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def as_math_input(answer: str) -> str:
+    """How an extracted answer is handed to math-verify's ``parse``: as it is when it has its own math
+    delimiters or reads as prose (``83 packages``), wrapped in ``$...$`` when it is bare math
+    (``10\\sqrt3``, ``x \\leq 5``, ``(3,2)``), which math-verify would otherwise read as plain text."""
+    if _DELIMITED.search(answer) or _WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", answer))):
+        return answer
+    return f"${answer}$"
+
+
+def _same_number(gold: float, pred: float) -> bool | None:
+    """True when equal to float precision, False when clearly apart, None in between (math-verify rounds)."""
+    scale = max(1.0, abs(gold))
+    gap = abs(gold - pred)
+    if gap <= 1e-9 * scale:
+        return True
+    if gap > 1e-4 * scale:
+        return False
+    return None
 
 
 @dataclass(frozen=True)
@@ -49,11 +78,14 @@ class GradingConfig:
 
 
 def reference_answer(reference: str) -> str:
-    """The final answer inside a reference: its last ``\\boxed{}`` (worked solutions), a GSM8K ``#### n``,
-    else the whole reference."""
-    boxed = boxed_answers(reference, limit=1)
-    if boxed and boxed[0].strip():
-        return boxed[0].strip()
+    """The final answer inside a reference: its ``\\boxed{}`` contents (several are one answer of several
+    parts, joined by commas), a GSM8K ``#### n``, else the whole reference.
+
+    Completions get no such leniency: only their last box counts, so that hedging over several boxed
+    candidates earns nothing."""
+    boxed = [b.strip() for b in reversed(boxed_answers(reference, limit=8)) if b.strip()]
+    if boxed:
+        return ", ".join(dict.fromkeys(boxed))
     hashes = reference.rfind("####")
     if hashes >= 0:
         return reference[hashes + 4 :].strip()
@@ -66,19 +98,6 @@ _WORDS = re.compile(r"[A-Za-z][A-Za-z'\- ]*[A-Za-z]")
 def is_plain_words(answer: str) -> bool:
     """True for answers such as ``Paris``, ``disproved`` or ``apple pear``: letters only, two or more."""
     return bool(_WORDS.fullmatch(unwrap_text(answer).strip()))
-
-
-def _numbers_equal(gold: str, pred: str) -> bool | None:
-    """True/False when decided exactly; None when math-verify should decide (rounding tolerance)."""
-    try:
-        g, p = Decimal(gold), Decimal(pred)
-    except InvalidOperation:
-        return None
-    if g == p:
-        return True
-    if g == g.to_integral_value() and p == p.to_integral_value():
-        return False
-    return None
 
 
 class MathGrader:
@@ -106,7 +125,7 @@ class MathGrader:
         if cached is not None:
             self._gold_cache.move_to_end(gold)
             return cached
-        parsed = self._parse(f"${gold}$")
+        parsed = self._parse(as_math_input(gold))
         self._gold_cache[gold] = parsed
         if len(self._gold_cache) > self.config.gold_cache_size:
             self._gold_cache.popitem(last=False)
@@ -136,22 +155,58 @@ class MathGrader:
         if pred is None:
             return self._grade_unanchored(gold, completion)
 
-        gold_number, pred_number = plain_number(gold), plain_number(pred)
-        if gold_number is not None and pred_number is not None:
-            equal = _numbers_equal(gold_number, pred_number)
+        # Fast paths that decide without a LaTeX parse (most of the cost): identical forms, exact rationals.
+        if canonical_latex(gold) and canonical_latex(gold) == canonical_latex(pred):
+            return Score.correct(REASON_VERIFIED, pred)
+        gold_value, pred_value = rational_value(gold), rational_value(pred)
+        if gold_value is not None and pred_value is not None:
+            equal = self._rationals_equal(gold_value, pred_value)
             if equal is True:
                 return Score.correct(REASON_VERIFIED, pred)
             if equal is False:
                 return Score.incorrect(REASON_MISMATCH, pred)
+        decided = self._numeric_verdict(gold, pred)
+        if decided is not None:
+            return decided
 
         if is_plain_words(gold):
             # Words are not algebra: math-verify would read "Paris" as P*a*r*i*s, equal to "Pairs".
             same = normalize_text(gold) == normalize_text(pred)
             return Score.correct("string_match", pred) if same else Score.incorrect(REASON_MISMATCH, pred)
 
-        # A short bare tail ("Doubling ten times gives 1024.") is prose: let math-verify find the expression.
-        pred_parsed = self._parse(pred if extraction and extraction.rule == "tail" else f"${pred}$")
+        # A boxed answer is LaTeX; an "answer is ..." phrase or a bare tail may be prose ("83 packages"), which
+        # math-verify's own extraction reads better than a LaTeX parse of the whole phrase (see as_math_input).
+        assert extraction is not None
+        pred_parsed = self._parse(f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred))
         return self._compare(gold, pred_parsed, pred)
+
+    def _rationals_equal(self, gold: Fraction, pred: Fraction) -> bool | None:
+        """True/False when exact arithmetic decides; None inside math-verify's rounding tolerance, where
+        math-verify decides (it counts 0.333333 as 1/3)."""
+        if gold == pred:
+            return True
+        tolerance = Fraction(1, 10**self.config.float_rounding) * max(1, abs(gold))
+        return None if abs(gold - pred) <= tolerance else False
+
+    def _numeric_verdict(self, gold: str, pred: str) -> Score | None:
+        """Decide numeric answers (``\\frac{\\sqrt{3}}{2}`` vs ``\\sqrt{3}/2``) by float value when the values are
+        clearly equal or clearly apart; None leaves it to math-verify."""
+        gold_value, pred_value = numeric_value(gold), numeric_value(pred)
+        if gold_value is not None and pred_value is not None:
+            same = _same_number(gold_value, pred_value)
+            if same is None:
+                return None
+            return Score.correct(REASON_VERIFIED, pred) if same else Score.incorrect(REASON_MISMATCH, pred)
+        gold_tuple, pred_tuple = numeric_tuple(gold), numeric_tuple(pred)
+        if gold_tuple is None or pred_tuple is None or len(gold_tuple[1]) != len(pred_tuple[1]):
+            return None
+        verdicts = [_same_number(g, p) for g, p in zip(gold_tuple[1], pred_tuple[1])]
+        if False in verdicts:
+            return Score.incorrect(REASON_MISMATCH, pred)
+        brackets_match = (gold_tuple[0], gold_tuple[2]) == (pred_tuple[0], pred_tuple[2])
+        if all(verdicts) and brackets_match:
+            return Score.correct(REASON_VERIFIED, pred)
+        return None
 
     def _grade_unanchored(self, gold: str, completion: str) -> Score:
         """No anchored answer: let math-verify look for the last expression in the completion's tail."""

@@ -1,0 +1,59 @@
+"""Rule reward throughput against a plain single-process math-verify loop, on the same 2,000 real items.
+
+Run with ``tox -e bench``. Each case runs once (a round is tens of seconds); the table printed at the end
+gives items/s and the ratio to the plain loop, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from rewards.rule import RuleReward
+
+from .conftest import RESULTS
+from .workload import HANG_CASES, hang_batch, real_items
+
+
+@pytest.fixture(scope="module")
+def items():
+    return real_items(2000)
+
+
+def plain_loop(items):
+    from math_verify import parse, verify
+
+    return [verify(parse(it.reference), parse(it.completion)) for it in items]
+
+
+def record(name, n, seconds):
+    RESULTS[name] = {"items": n, "seconds": seconds, "items_per_s": n / seconds}
+
+
+def test_plain_math_verify_loop(benchmark, items):
+    start = time.perf_counter()
+    benchmark.pedantic(plain_loop, args=(items,), rounds=1, iterations=1)
+    record("plain math-verify loop", len(items), time.perf_counter() - start)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rule_reward(benchmark, items, workers):
+    with RuleReward(workers=workers) as reward:
+        reward.score(items[:4])  # start the workers outside the timing
+        start = time.perf_counter()
+        scores = benchmark.pedantic(reward.score, args=(items,), rounds=1, iterations=1)
+        record(f"rule reward, {workers} worker(s)", len(items), time.perf_counter() - start)
+    assert len(scores) == len(items)
+    assert sum(s.reason == "timeout" for s in scores) <= 5
+
+
+def test_rule_reward_batch_with_hang_cases(benchmark, items):
+    batch = hang_batch(items[:500])
+    with RuleReward(workers=2, timeout=10) as reward:
+        reward.score(items[:4])
+        start = time.perf_counter()
+        scores = benchmark.pedantic(reward.score, args=(batch,), rounds=1, iterations=1)
+        record(f"rule reward, 2 workers, 500 + {len(HANG_CASES)} hang cases", len(batch), time.perf_counter() - start)
+    hangs = [s for s, it in zip(scores, batch) if it.question == "hang"]
+    assert len(hangs) == len(HANG_CASES) and all(s.verdict is False for s in hangs)

@@ -1,0 +1,37 @@
+"""The fixed benchmark workload: 2,000 (reference, completion) pairs drawn with a fixed seed from the real
+labelled data in ../shared/data (ProcessBench with references, MathCheck-GSM, VerifyBench-Hard subset), and
+the hang cases that a reward must survive."""
+
+from __future__ import annotations
+
+import random
+
+from rewards import Item
+from suites import build_suite
+
+HANG_CASES = [
+    "\\boxed{5^{5^{5^{5^5}}}}",
+    "\\boxed{(10^{8})!}",
+    "\\boxed{" + "9" * 50_000 + " \\cdot " + "7" * 50_000 + "}",
+    "\\boxed{" + "{" * 5_000 + "1" + "}" * 5_000 + "}",
+]
+
+
+def real_items(n: int = 2000, seed: int = 0) -> list[Item]:
+    pool: list[Item] = []
+    for spec, data in (
+        ("processbench", None),
+        ("mathcheck-gsm", None),
+        ("verifybench-hard", "verifier/verifybench_hard_subset_longjudgebench"),
+    ):
+        pool.extend(row.item for row in build_suite(spec).load(data).rows)
+    return random.Random(seed).sample(pool, n)
+
+
+def hang_batch(normal: list[Item]) -> list[Item]:
+    """``normal`` with the hang cases spread through it."""
+    batch = list(normal)
+    step = max(1, len(batch) // (len(HANG_CASES) + 1))
+    for k, completion in enumerate(HANG_CASES, 1):
+        batch.insert(k * step, Item("hang", "7", completion))
+    return batch
