@@ -12,6 +12,7 @@ from suites import build_suite
 HANG_CASES = [
     "\\boxed{5^{5^{5^{5^5}}}}",
     "\\boxed{(10^{8})!}",
+    "\\boxed{(10^{8})! + x}",
     "\\boxed{" + "9" * 50_000 + " \\cdot " + "7" * 50_000 + "}",
     "\\boxed{" + "{" * 5_000 + "1" + "}" * 5_000 + "}",
 ]

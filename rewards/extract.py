@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
@@ -204,7 +205,7 @@ def rational_value(answer: str) -> Fraction | None:
     number = plain_number(answer)
     try:
         if number is not None:
-            return Fraction(number)
+            return Fraction(Decimal(number))  # via Decimal: no limit on digits, unlike int(str)
         s = answer.strip().strip("$").strip().replace(" ", "")
         if len(s) > 200:
             return None

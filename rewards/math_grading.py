@@ -7,6 +7,7 @@ and the robustness suite all call :meth:`MathGrader.grade`. It runs inside the w
 
 from __future__ import annotations
 
+import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -53,7 +54,10 @@ def as_math_input(answer: str) -> str:
 
 
 def _same_number(gold: float, pred: float) -> bool | None:
-    """True when equal to float precision, False when clearly apart, None in between (math-verify rounds)."""
+    """True when equal to float precision, False when clearly apart, None in between (math-verify rounds).
+    Infinite values (overflow) are only ever "clearly apart" from finite ones."""
+    if math.isinf(gold) or math.isinf(pred):
+        return False if math.isinf(gold) != math.isinf(pred) else None
     scale = max(1.0, abs(gold))
     gap = abs(gold - pred)
     if gap <= 1e-9 * scale:

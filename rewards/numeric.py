@@ -15,7 +15,7 @@ _TOKEN = re.compile(
     r"\s+|\\[,;:! ]|\\left|\\right|\\displaystyle"  # skipped
     r"|(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<cmd>\\[dt]?frac|\\sqrt|\\pi|\\cdot|\\times|\\div)"
-    r"|(?P<op>[-+*/^(){}\[\]])"
+    r"|(?P<op>[-+*/^(){}\[\]!])"
 )
 _MAX_TOKENS = 200
 _MAX_EXPONENT = 1000.0
@@ -96,9 +96,15 @@ class _Parser:
         if _is_number(self.peek() or "") and len(self.peek() or "") > 1:
             raise _Unsupported("2^10 is ambiguous without braces")
         exponent = self.unary() if self.peek() in ("+", "-") else self.power()
-        if abs(exponent) > _MAX_EXPONENT:
+        if abs(exponent) > _MAX_EXPONENT or math.isinf(exponent):
+            # 5^{5^{5^5}}: astronomically large, which is all a comparison with a finite answer needs.
+            if abs(base) > 1 and exponent > 0:
+                return math.inf
             raise _Unsupported("exponent too large")
-        return math.pow(base, exponent)
+        try:
+            return math.pow(base, exponent)
+        except OverflowError:
+            return math.inf
 
     def group(self) -> float:
         if self.peek() == "{":
@@ -112,6 +118,17 @@ class _Parser:
         return float(tok)
 
     def atom(self) -> float:
+        value = self.primary()
+        if self.peek() == "!":
+            self.take("!")
+            if self.peek() == "!":
+                raise _Unsupported("double factorial")
+            if value < 0 or value != int(value):
+                raise _Unsupported("factorial of a non-integer")
+            value = math.inf if value > 170 else float(math.factorial(int(value)))
+        return value
+
+    def primary(self) -> float:
         tok = self.take()
         if _is_number(tok):
             return float(tok)
@@ -144,7 +161,10 @@ def _is_number(tok: str) -> bool:
 
 
 def numeric_value(latex: str) -> float | None:
-    """The value of a simple numeric LaTeX expression, or None when it is not one (or is ambiguous)."""
+    """The value of a simple numeric LaTeX expression, or None when it is not one (or is ambiguous).
+
+    Values too large for a float (power towers, huge factorials, 50,000-digit literals) come back as
+    ``inf``: unequal to any finite answer, which decides them without sympy."""
     if len(latex) > 500:
         return None
     try:
@@ -156,7 +176,7 @@ def numeric_value(latex: str) -> float | None:
             return None
     except (_Unsupported, ZeroDivisionError, OverflowError, ValueError):
         return None
-    return value if math.isfinite(value) else None
+    return None if math.isnan(value) else value
 
 
 _BRACKETS = {"(": ")", "[": "]"}

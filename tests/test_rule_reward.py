@@ -10,6 +10,8 @@ from rewards import REWARDS, Item, Reward, build_reward
 from rewards.rule import RuleReward
 
 POWER_TOWER = "\\boxed{5^{5^{5^{5^5}}}}"
+# Survives every fast path and keeps sympy busy for seconds: the case that needs the pool's kill.
+SLOW_FOR_SYMPY = "\\boxed{(10^{8})! + x}"
 
 
 def items(pairs):
@@ -41,6 +43,7 @@ def test_scores_in_input_order(rule_reward):
         ("deep nesting", "\\boxed{" + "{" * 5_000 + "1" + "}" * 5_000 + "}"),
         ("unbalanced braces", "\\boxed{" * 100_000),
         ("huge factorial", "\\boxed{(10^{8})!}"),
+        ("huge factorial plus a symbol", SLOW_FOR_SYMPY),
     ],
 )
 def test_resource_attacks_return_a_verdict(rule_reward, name, completion):
@@ -54,9 +57,9 @@ def test_resource_attacks_return_a_verdict(rule_reward, name, completion):
 
 
 def test_item_past_its_deadline_is_killed_and_batch_mates_are_scored():
-    # A 0.5 s deadline is shorter than math-verify's own 1 s alarm, so the power tower is killed by the pool.
+    # A 0.5 s deadline is shorter than math-verify's own 1 s alarm, so the pool must kill the slow item.
     with RuleReward(workers=2, timeout=0.5) as reward:
-        batch = items([("3", "\\boxed{3}"), ("5", POWER_TOWER), ("x+1", "\\boxed{1+x}"), ("4", "\\boxed{5}")])
+        batch = items([("3", "\\boxed{3}"), ("5", SLOW_FOR_SYMPY), ("x+1", "\\boxed{1+x}"), ("4", "\\boxed{5}")])
         scores = reward.score(batch)
     assert [s.reason for s in scores] == ["verified", "timeout", "verified", "mismatch"]
     assert [s.verdict for s in scores] == [True, False, True, False]
