@@ -34,5 +34,5 @@ def hang_batch(normal: list[Item]) -> list[Item]:
     batch = list(normal)
     step = max(1, len(batch) // (len(HANG_CASES) + 1))
     for k, completion in enumerate(HANG_CASES, 1):
-        batch.insert(k * step, Item("hang", "7", completion))
+        batch.insert(k * step, Item("hang", "x+1", completion))
     return batch

@@ -76,7 +76,7 @@ class GradingConfig:
     numeric_precision: int = 15
     strict: bool = True
     math_verify_timeout: int = 3
-    fallback_chars: int = 300
+    fallback_chars: int = 200
     short_answer_chars: int = 40
     gold_cache_size: int = 4096
 
@@ -222,8 +222,39 @@ class MathGrader:
             return Score.incorrect(REASON_NO_ANSWER)
         return self._compare(gold, parsed, str(parsed[-1]))
 
+    def _against_number(self, gold: str, pred_parsed: list[Any]) -> bool | None:
+        """For a numeric reference: decide from the parsed prediction's value, skipping the reference's parse
+        and math-verify's symbolic checks. None when undecided (relations, sets, values within rounding)."""
+        if not self.config.strict or not pred_parsed:
+            return None
+        gold_value = numeric_value(gold)
+        expr = pred_parsed[0]
+        if gold_value is None or math.isinf(gold_value) or type(expr).__module__.split(".")[0] != "sympy":
+            return None
+        import sympy
+
+        if not isinstance(expr, sympy.Expr) or isinstance(expr, sympy.MatrixBase):
+            return None
+        if expr.free_symbols:
+            return False  # strict mode: an expression in x never equals a number
+        try:
+            value = complex(self._evaluate(expr))
+        except (TypeError, ValueError, ArithmeticError, RecursionError):
+            return None
+        if value.imag != 0 or not math.isfinite(value.real):
+            return None
+        return _same_number(gold_value, value.real)
+
+    def _evaluate(self, expr: Any) -> Any:
+        from math_verify.utils import timeout
+
+        return timeout(timeout_seconds=self.config.math_verify_timeout)(expr.evalf)(30)
+
     def _compare(self, gold: str, pred_parsed: list[Any], pred_text: str) -> Score:
         mv = self._math_verify()
+        decided = self._against_number(gold, pred_parsed)
+        if decided is not None:
+            return Score.correct(REASON_VERIFIED, pred_text) if decided else Score.incorrect(REASON_MISMATCH, pred_text)
         gold_parsed = self.parse_gold(gold)
         if gold_parsed and pred_parsed:
             ok = mv.verify(

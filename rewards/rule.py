@@ -42,7 +42,7 @@ class RuleReward:
         float_rounding: int = 6,
         numeric_precision: int = 15,
         strict: bool = True,
-        fallback_chars: int = 300,
+        fallback_chars: int = 200,
     ) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.timeout = timeout

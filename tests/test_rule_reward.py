@@ -48,7 +48,7 @@ def test_scores_in_input_order(rule_reward):
 )
 def test_resource_attacks_return_a_verdict(rule_reward, name, completion):
     start = time.monotonic()
-    [score] = rule_reward.score(items([("7", completion)]))
+    [score] = rule_reward.score(items([("7" if name != "huge factorial plus a symbol" else "x+1", completion)]))
     assert time.monotonic() - start < 3 * rule_reward.timeout
     if name == "megabyte completion":
         assert score.verdict is True
@@ -59,7 +59,7 @@ def test_resource_attacks_return_a_verdict(rule_reward, name, completion):
 def test_item_past_its_deadline_is_killed_and_batch_mates_are_scored():
     # A 0.5 s deadline is shorter than math-verify's own 1 s alarm, so the pool must kill the slow item.
     with RuleReward(workers=2, timeout=0.5) as reward:
-        batch = items([("3", "\\boxed{3}"), ("5", SLOW_FOR_SYMPY), ("x+1", "\\boxed{1+x}"), ("4", "\\boxed{5}")])
+        batch = items([("3", "\\boxed{3}"), ("x+1", SLOW_FOR_SYMPY), ("x+1", "\\boxed{1+x}"), ("4", "\\boxed{5}")])
         scores = reward.score(batch)
     assert [s.reason for s in scores] == ["verified", "timeout", "verified", "mismatch"]
     assert [s.verdict for s in scores] == [True, False, True, False]
