@@ -53,11 +53,20 @@ def as_math_input(answer: str) -> str:
     return f"${answer}$"
 
 
+_ASSIGNMENT = re.compile(r"\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*([^=<>]+)")
+
+
+def strip_assignment(answer: str) -> str:
+    """``x = 10`` -> ``10``: a single-variable assignment answers with its right-hand side."""
+    m = _ASSIGNMENT.fullmatch(answer)
+    return m.group(1).strip() if m else answer
+
+
 def _same_number(gold: float, pred: float) -> bool | None:
     """True when equal to float precision, False when clearly apart, None in between (math-verify rounds).
-    Infinite values (overflow) are only ever "clearly apart" from finite ones."""
+    Infinite values are equal only to the same infinity."""
     if math.isinf(gold) or math.isinf(pred):
-        return False if math.isinf(gold) != math.isinf(pred) else None
+        return gold == pred  # same infinity (an interval's end), or an overflow that is no finite answer
     scale = max(1.0, abs(gold))
     gap = abs(gold - pred)
     if gap <= 1e-9 * scale:
@@ -169,9 +178,9 @@ class MathGrader:
                 return Score.correct(REASON_VERIFIED, pred)
             if equal is False:
                 return Score.incorrect(REASON_MISMATCH, pred)
-        decided = self._numeric_verdict(gold, pred)
+        decided = self._numeric_verdict(gold, strip_assignment(pred) if "=" not in gold else pred)
         if decided is not None:
-            return decided
+            return Score(decided.value, decided.verdict, decided.reason, pred)
 
         if is_plain_words(gold):
             # Words are not algebra: math-verify would read "Paris" as P*a*r*i*s, equal to "Pairs".

@@ -14,7 +14,7 @@ import re
 _TOKEN = re.compile(
     r"\s+|\\[,;:! ]|\\left|\\right|\\displaystyle"  # skipped
     r"|(?P<num>\d+(?:\.\d+)?|\.\d+)"
-    r"|(?P<cmd>\\[dt]?frac|\\sqrt|\\pi|\\cdot|\\times|\\div)"
+    r"|(?P<cmd>\\[dt]?frac|\\sqrt|\\pi|\\infty|\\cdot|\\times|\\div)"
     r"|(?P<op>[-+*/^(){}\[\]!])"
 )
 _MAX_TOKENS = 200
@@ -134,6 +134,8 @@ class _Parser:
             return float(tok)
         if tok == "\\pi":
             return math.pi
+        if tok == "\\infty":
+            return math.inf
         if tok in ("(", "{"):
             value = self.expr()
             self.take(")" if tok == "(" else "}")
@@ -186,14 +188,14 @@ def numeric_tuple(latex: str) -> tuple[str, list[float], str] | None:
     """``(a, b)`` or ``[a, b)`` with simple numeric elements: (opening bracket, values, closing bracket).
 
     Tuples, points and intervals share this form; callers compare bracket kinds and values in order, which is
-    right for all three. ``\\infty`` elements and anything nested return None.
+    right for all three. Elements may be ``\\infty``; anything nested returns None.
     """
     s = latex.strip().strip("$").strip()
     s = s.replace("\\left", "").replace("\\right", "").strip()
     if len(s) < 5 or len(s) > 300 or s[0] not in _BRACKETS or s[-1] not in (")", "]"):
         return None
     inner = s[1:-1]
-    if any(ch in inner for ch in "()[]{}") and "\\frac" not in inner and "\\sqrt" not in inner:
+    if any(ch in inner for ch in "()[]") or ("{" in inner and "\\frac" not in inner and "\\sqrt" not in inner):
         return None
     parts = _split_top_level(inner)
     if parts is None or len(parts) < 2:

@@ -37,6 +37,10 @@ def grader():
         ("The total is $\\frac{10\\cdot 11}{2} = \\boxed{55}$.", "\\boxed{55}", True),
         ("The total is 55.\n#### 55", "The answer is 55", True),
         ("1024", "Doubling ten times gives 1024.", True),
+        ("10", "\\boxed{x = 10}", True),
+        ("10", "\\boxed{x = 12}", False),
+        ("(-\\infty, 0]", "\\boxed{[0, \\infty)}", False),
+        ("(-\\infty, 0]", "\\boxed{(-\\infty, 0]}", True),
     ],
 )
 def test_grade_table(grader, reference, completion, correct):

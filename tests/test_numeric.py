@@ -46,7 +46,8 @@ def test_astronomical_values_are_infinite(latex):
 def test_tuples_and_intervals():
     assert numeric_tuple("\\left(-1, \\frac{1}{2}\\right)") == ("(", [-1.0, 0.5], ")")
     assert numeric_tuple("[-2,2)") == ("[", [-2.0, 2.0], ")")
-    assert numeric_tuple("(-\\infty, 2)") is None and numeric_tuple("(x, 2)") is None and numeric_tuple("(1)") is None
+    assert numeric_tuple("(-\\infty, 2]") == ("(", [-math.inf, 2.0], "]")
+    assert numeric_tuple("(x, 2)") is None and numeric_tuple("(1)") is None and numeric_tuple("((1,2),3)") is None
 
 
 def test_rational_and_canonical_forms():
