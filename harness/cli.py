@@ -77,7 +77,7 @@ def ls_command(kind: str) -> None:
     from harness.catalog import catalog
 
     for title, entries in catalog(kind):
-        rows = [[e.name, e.summary, e.origin] for e in entries]
+        rows = [[e.name, e.summary, e.origin] for e in entries] or [["(none registered)", "", ""]]
         _emit([Table(title, ["name", "summary", "origin"], rows)], "table")
 
 
