@@ -174,3 +174,53 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> Non
     store = _store(ctx)
     a, b = store.get(run_a), store.get(run_b)
     _emit([category_table([a, b]), compare_table(a, b)], fmt)
+
+
+@main.command("train-rm")
+@click.option("--base", required=True, help="Base model: a folder, a hub id, or minilm-l6 (packaged, offline).")
+@click.option("--output", required=True, type=click.Path(file_okay=False), help="Folder for the trained model.")
+@click.option("--data", "files", multiple=True, help="jsonl/parquet with question, reference_answer, completion, label.")
+@click.option("--suite", "suites", multiple=True, help="A verifier suite to train on (its default data); repeatable.")
+@click.option("--limit", type=click.IntRange(min=2), default=None, help="Train on a random sample of N rows.")
+@click.option("--epochs", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--lr", "learning_rate", type=float, default=2e-5, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--val-fraction", type=float, default=0.2, show_default=True, help="Share of questions held out.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--max-length", type=click.IntRange(min=16), default=512, show_default=True, help="Tokens per input.")
+@click.option("--max-chars", type=int, default=1500, show_default=True, help="Longer references/completions are cut...")
+@click.option("--head-chars", type=int, default=500, show_default=True, help="...to their first head-chars...")
+@click.option("--tail-chars", type=int, default=1000, show_default=True, help="...and last tail-chars characters.")
+@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True)
+@click.pass_context
+@_friendly
+def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[str, ...], suites: tuple[str, ...],
+                     limit: int | None, epochs: int, learning_rate: float, batch_size: int, val_fraction: float,
+                     seed: int, max_length: int, max_chars: int, head_chars: int, tail_chars: int, dtype: str) -> None:
+    """Train a VerifyRM (binary cross-entropy); resumes from OUTPUT/checkpoint when present."""
+    from pathlib import Path
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from rewards.verifyrm import VerifyRMFormat
+    from trainers.rm_data import load_training_rows
+    from trainers.verifyrm import RMTrainConfig, VerifyRMTrainer
+
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # our own progress bar covers training; theirs would interleave
+    rows = load_training_rows(files, suites, limit, seed)
+    config = RMTrainConfig(
+        base=base, output=Path(output), epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
+        val_fraction=val_fraction, seed=seed, max_length=max_length, dtype=dtype,
+        format=VerifyRMFormat(max_chars, head_chars, tail_chars),
+    )
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=_console(stderr=True), transient=True) as bar:
+        task = bar.add_task("loading", total=None)
+        trainer = VerifyRMTrainer(
+            config, progress=lambda phase, done, total: bar.update(task, description=phase, completed=done, total=total)
+        )
+        run = trainer.train(rows, _store(ctx), source="+".join([*files, *suites]))
+    click.echo(f"model saved to {output}; validation run {run.id}", err=True)
+    _emit([category_table([run], "Held-out accuracy by source (%)"), metrics_table(run)], "table")

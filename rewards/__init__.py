@@ -14,6 +14,9 @@ REWARDS: Registry = Registry("reward", entry_point_group="harness.rewards")
 REWARDS.add_lazy(
     "rule", "rewards.rule:RuleReward", "math-verify rule verifier in killable worker processes"
 )
+REWARDS.add_lazy(
+    "verifyrm", "rewards.verifyrm:VerifyRMReward", "reference-based reward model (one-logit classifier), Cooper's VerifyRM"
+)
 
 
 def build_reward(spec: str | ComponentSpec) -> Reward:

@@ -48,14 +48,14 @@ class VerifyBenchSuite(JsonlVerifierSuite):
         return ANSWER_TYPE_COLUMNS.get(answer_type[:1].upper(), "Other")
 
 
-def verifybench(hub: str = HUB_DATASET, split: str = "VerifyBench") -> VerifyBenchSuite:
-    """VerifyBench (2,000 items) from the hub, or --data for a local copy."""
-    return VerifyBenchSuite("verifybench", hub, split)
+def verifybench(hub: str = HUB_DATASET, split: str = "VerifyBench", data: str = "") -> VerifyBenchSuite:
+    """VerifyBench (2,000 items) from the hub, or a local copy (the ``data`` option or --data)."""
+    return VerifyBenchSuite("verifybench", hub, split, data)
 
 
-def verifybench_hard(hub: str = HUB_DATASET, split: str = "VerifyBenchHard") -> VerifyBenchSuite:
-    """VerifyBench-Hard (1,000 contested items) from the hub, or --data for a local copy."""
-    return VerifyBenchSuite("verifybench-hard", hub, split)
+def verifybench_hard(hub: str = HUB_DATASET, split: str = "VerifyBenchHard", data: str = "") -> VerifyBenchSuite:
+    """VerifyBench-Hard (1,000 contested items) from the hub, or a local copy (the ``data`` option or --data)."""
+    return VerifyBenchSuite("verifybench-hard", hub, split, data)
 
 
 def sample() -> VerifyBenchSuite:

@@ -1,0 +1,95 @@
+"""The ``verifyrm`` reward: Cooper's reference-based reward model (a one-logit sequence classifier).
+
+The model reads ``<question>…</question>\\n<reference_answer>…</reference_answer>\\n<completion>…</completion>``
+with no chat template; reference and completion longer than ``max_chars`` are cut to their first
+``head_chars`` and last ``tail_chars`` characters, as Cooper's released code does (1,500 → 500 + 1,000).
+The reward is ``sigmoid(logit)``; the verdict is ``reward >= threshold``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rewards.classifier import ClassifierConfig, SequenceClassifier
+from rewards.contract import Item, Score
+
+SETTINGS_FILE = "verifyrm.json"
+
+
+@dataclass(frozen=True)
+class VerifyRMFormat:
+    """How an item becomes the model's input text. Saved beside a trained model (``verifyrm.json``) so that
+    scoring reads items exactly as training did."""
+
+    max_chars: int = 1500
+    head_chars: int = 500
+    tail_chars: int = 1000
+
+    def shorten(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        return text[: self.head_chars] + text[len(text) - self.tail_chars :]
+
+    def render(self, question: str, reference: str, completion: str) -> str:
+        return (
+            f"<question>{question}</question>\n"
+            f"<reference_answer>{self.shorten(reference)}</reference_answer>\n"
+            f"<completion>{self.shorten(completion)}</completion>"
+        )
+
+    def save(self, folder: Path) -> None:
+        (folder / SETTINGS_FILE).write_text(json.dumps(asdict(self), indent=2))
+
+    @classmethod
+    def for_model(cls, model: str) -> VerifyRMFormat:
+        """The format saved with ``model`` (a local folder), else Cooper's defaults."""
+        path = Path(model).expanduser() / SETTINGS_FILE
+        if path.is_file():
+            return cls(**json.loads(path.read_text()))
+        return cls()
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+class VerifyRMReward:
+    """Reference-based reward model: sigmoid of a sequence classifier's logit over question, reference and
+    completion. ``model`` is a local checkpoint folder or a hub id of any one-logit
+    ``AutoModelForSequenceClassification`` (Cooper's VerifyRM is Qwen2.5-Math-1.5B-Instruct with a score head).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        threshold: float = 0.5,
+        device: str = "auto",
+        dtype: str = "auto",
+        max_length: int = 0,
+        max_tokens_per_batch: int = 16384,
+        max_batch_size: int = 64,
+    ) -> None:
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+        self.threshold = threshold
+        self.format = VerifyRMFormat.for_model(model)
+        self.classifier = SequenceClassifier(
+            ClassifierConfig(model, device, dtype, max_length, max_tokens_per_batch, max_batch_size)
+        )
+
+    def texts(self, items: Sequence[Item]) -> list[str]:
+        return [self.format.render(it.question, it.reference, it.completion) for it in items]
+
+    def logits(self, items: Sequence[Item]) -> list[float]:
+        return self.classifier.logits(self.texts(items))
+
+    def score(self, items: Sequence[Item]) -> list[Score]:
+        out = []
+        for logit in self.logits(items):
+            value = sigmoid(logit)
+            out.append(Score(value, value >= self.threshold, "model"))
+        return out

