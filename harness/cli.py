@@ -224,3 +224,34 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
         run = trainer.train(rows, _store(ctx), source="+".join([*files, *suites]))
     click.echo(f"model saved to {output}; validation run {run.id}", err=True)
     _emit([category_table([run], "Held-out accuracy by source (%)"), metrics_table(run)], "table")
+
+
+@main.command("label")
+@click.option("--judge", "judge_spec", required=True, help="Judge reward spec, e.g. judge:model=smollm2-135m.")
+@click.option("--rule", "rule_spec", default="rule", show_default=True, help="Rule reward spec.")
+@click.option("--input", "input_file", default=None, help="jsonl/parquet with question, reference_answer, completion.")
+@click.option("--suite", "suite_spec", default=None, help="Or a verifier suite; its labels only grade the report.")
+@click.option("--data", default=None, help="Local data for --suite.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Label only the first N triples.")
+@click.option("--output", required=True, type=click.Path(dir_okay=False), help="Labelled jsonl to write.")
+@_friendly
+def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite_spec: str | None, data: str | None,
+                  limit: int | None, output: str) -> None:
+    """Hybrid labelling: keep the triples where the rule reward and the judge agree."""
+    from pathlib import Path
+
+    from harness.labelling import hybrid_label, write_labelled
+    from harness.labelling_inputs import load_triples
+    from rewards import build_reward
+
+    triples = load_triples(input_file, suite_spec, data, limit)
+    rule, judge = build_reward(rule_spec), build_reward(judge_spec)
+    try:
+        kept, report = hybrid_label(triples, rule, judge)
+    finally:
+        for reward in (rule, judge):
+            if hasattr(reward, "close"):
+                reward.close()
+    report_path = write_labelled(kept, report, Path(output))
+    rows = [[k, v] for k, v in {**report.__dict__, "agreement": report.agreement}.items()]
+    _emit([Table(f"Hybrid labelling -> {output} (report: {report_path})", ["", "value"], rows)], "table")
