@@ -13,8 +13,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 from rewards.classifier import ClassifierConfig, SequenceClassifier
+from rewards.classifier_vllm import VLLMClassifier, VLLMServerClassifier
 from rewards.contract import Item, Score
 
 SETTINGS_FILE = "verifyrm.json"
@@ -67,6 +69,8 @@ class VerifyRMReward:
         self,
         model: str,
         threshold: float = 0.5,
+        backend: Literal["transformers", "vllm"] = "transformers",
+        server: str = "",
         device: str = "auto",
         dtype: str = "auto",
         max_length: int = 0,
@@ -77,9 +81,15 @@ class VerifyRMReward:
             raise ValueError(f"threshold must be in [0, 1], got {threshold}")
         self.threshold = threshold
         self.format = VerifyRMFormat.for_model(model)
-        self.classifier = SequenceClassifier(
-            ClassifierConfig(model, device, dtype, max_length, max_tokens_per_batch, max_batch_size)
-        )
+        self.classifier: Any
+        if server:  # a running `vllm serve MODEL` (its /classify route); model names the served model
+            self.classifier = VLLMServerClassifier(server, model)
+        elif backend == "vllm":
+            self.classifier = VLLMClassifier(model, max_model_len=max_length)
+        else:
+            self.classifier = SequenceClassifier(
+                ClassifierConfig(model, device, dtype, max_length, max_tokens_per_batch, max_batch_size)
+            )
 
     def texts(self, items: Sequence[Item]) -> list[str]:
         return [self.format.render(it.question, it.reference, it.completion) for it in items]

@@ -79,3 +79,13 @@ def test_missing_model_is_a_clear_error(tmp_path):
     reward = VerifyRMReward(str(tmp_path / "no-such-model"))
     with pytest.raises(OSError, match="could not load a sequence classifier"):
         reward.score(items(1))
+
+
+def test_vllm_paths_say_how_to_install():
+    from harness.optional import MissingDependencyError
+
+    reward = VerifyRMReward("some/model", backend="vllm")
+    with pytest.raises(MissingDependencyError, match=r"rl-reward-harness\[vllm\]"):
+        reward.score(items(1))
+    served = VerifyRMReward("served-model", server="http://127.0.0.1:9/v1")
+    assert served.classifier.url == "http://127.0.0.1:9/v1/classify"

@@ -1,0 +1,59 @@
+"""VerifyRM scoring through vLLM on GPUs: the offline pooling runner, or a vLLM server's ``/classify``.
+
+Both return vLLM's classification probability, which for a one-label model is ``sigmoid(logit)``; the
+logit is recovered from it so that these scorers share :class:`~rewards.classifier.SequenceClassifier`'s
+``logits(texts)`` interface. Written against vLLM's API (``LLM(..., runner="pooling").classify``, and the
+``POST /classify`` route of ``vllm serve``); vLLM is not installable on the CPU test machines.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from harness.optional import require
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    return math.log(p / (1 - p))
+
+
+class VLLMClassifier:
+    def __init__(self, model: str, gpu_memory_utilization: float = 0.5, max_model_len: int = 0) -> None:
+        self.model = model
+        self.options: dict[str, Any] = {"gpu_memory_utilization": gpu_memory_utilization}
+        if max_model_len:
+            self.options["max_model_len"] = max_model_len
+        self._llm: Any = None
+
+    def logits(self, texts: Sequence[str]) -> list[float]:
+        if self._llm is None:
+            vllm = require("vllm", "verifyrm scoring with backend=vllm")
+            self._llm = vllm.LLM(model=self.model, runner="pooling", **self.options)
+        outputs = self._llm.classify(list(texts), use_tqdm=False)
+        return [_logit(float(out.outputs.probs[0])) for out in outputs]
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_llm": None}
+
+
+class VLLMServerClassifier:
+    """``POST {server}/classify`` with ``{"model", "input": [texts]}``; answers ``data[i].probs``."""
+
+    def __init__(self, server: str, model: str, timeout: float = 300.0) -> None:
+        self.url = server.rstrip("/") + "/classify"
+        self.model = model
+        self.timeout = timeout
+
+    def logits(self, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        httpx = require("httpx", "verifyrm scoring through a vLLM server")
+        response = httpx.post(self.url, json={"model": self.model, "input": list(texts)}, timeout=self.timeout)
+        response.raise_for_status()
+        data = sorted(response.json()["data"], key=lambda d: d["index"])
+        if len(data) != len(texts):
+            raise RuntimeError(f"{self.url} returned {len(data)} results for {len(texts)} inputs")
+        return [_logit(float(d["probs"][0])) for d in data]
