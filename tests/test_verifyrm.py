@@ -5,13 +5,11 @@ import threading
 
 import pytest
 
-pytest.importorskip("torch", reason="the rm extra (torch, transformers) is part of the test environment")
+from rewards import Item, build_reward
+from rewards.classifier import plan_batches
+from rewards.verifyrm import VerifyRMFormat, VerifyRMReward
 
-from rewards import Item, build_reward  # noqa: E402
-from rewards.classifier import plan_batches  # noqa: E402
-from rewards.verifyrm import VerifyRMFormat, VerifyRMReward  # noqa: E402
-
-from .models import tiny_classifier  # noqa: E402
+from .models import tiny_classifier
 
 
 @pytest.fixture(scope="module")

