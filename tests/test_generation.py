@@ -76,10 +76,10 @@ def llama_server():
     if not os.environ.get("HARNESS_TEST_LLM_SERVER"):
         pytest.skip("starts a llama.cpp server; run with tox -e llm-server")
     gguf_path = require_packaged_smollm2()
-    pytest.importorskip("llama_cpp.server.app")
+    python = os.environ.get("HARNESS_TEST_LLM_SERVER_PYTHON", sys.executable)  # an env holding llama-cpp-python
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", gguf_path, "--host", "127.0.0.1",
+        [python, "-m", "llama_cpp.server", "--model", gguf_path, "--host", "127.0.0.1",
          "--port", str(port), "--n_ctx", "2048", "--model_alias", "smollm2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
