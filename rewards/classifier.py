@@ -40,7 +40,7 @@ class ClassifierConfig:
     device: str = "auto"  # auto: cuda when available, else cpu
     dtype: str = "auto"  # auto: bfloat16 on cuda, float32 on cpu; bfloat16 on cpu runs under autocast
     max_length: int = 0  # tokens; 0: the model's own limit
-    max_tokens_per_batch: int = 16384
+    max_tokens_per_batch: int = 8192
     max_batch_size: int = 64
 
 

@@ -74,7 +74,7 @@ class VerifyRMReward:
         device: str = "auto",
         dtype: str = "auto",
         max_length: int = 0,
-        max_tokens_per_batch: int = 16384,
+        max_tokens_per_batch: int = 8192,
         max_batch_size: int = 64,
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
