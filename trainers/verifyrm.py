@@ -10,9 +10,7 @@ same output folder resumes from it. Validation metrics are stored as a run.
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.store import ItemRow, MetricRow, NewRun, RunRecord, RunStore
+from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
 from rewards.classifier import ClassifierConfig, SequenceClassifier
 from rewards.contract import Score
 from rewards.verifyrm import VerifyRMFormat, sigmoid
@@ -69,24 +68,12 @@ class VerifyRMTrainer:
 
     # -- checkpoints --------------------------------------------------------------------------
     def _state(self) -> dict[str, Any] | None:
-        path = self.checkpoint_dir / "state.json"
-        return json.loads(path.read_text()) if path.is_file() else None
+        return read_state(self.checkpoint_dir)
 
     def _save_checkpoint(self, clf: SequenceClassifier, optimizer: Any, scheduler: Any, state: dict) -> None:
-        torch = clf._torch
-        tmp = self.output / f".{CHECKPOINT}.tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        clf.model.save_pretrained(tmp)
-        clf.tokenizer.save_pretrained(tmp)
-        torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / "optimizer.pt")
-        (tmp / "state.json").write_text(json.dumps(state))
-        old = self.output / f".{CHECKPOINT}.old"
-        shutil.rmtree(old, ignore_errors=True)
-        if self.checkpoint_dir.exists():
-            os.replace(self.checkpoint_dir, old)
-        os.replace(tmp, self.checkpoint_dir)
-        shutil.rmtree(old, ignore_errors=True)
+        write_checkpoint(
+            self.checkpoint_dir, clf, {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, state
+        )
 
     # -- training -----------------------------------------------------------------------------
     def train(self, rows: Sequence[LabelledRow], store: RunStore | None = None, source: str = "") -> RunRecord | None:
@@ -111,7 +98,7 @@ class VerifyRMTrainer:
         optimizer = torch.optim.AdamW(clf.model.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1.0 - s / max(1, total_steps)))
         if state:
-            saved = torch.load(self.checkpoint_dir / "optimizer.pt", weights_only=False)
+            saved = load_optimizer_states(self.checkpoint_dir, torch)
             optimizer.load_state_dict(saved["optimizer"])
             scheduler.load_state_dict(saved["scheduler"])
         step = state["step"] if state else 0

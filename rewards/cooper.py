@@ -1,0 +1,246 @@
+"""The ``cooper`` reward: a VerifyRM updated online during RL (Cooper, arXiv 2508.05613).
+
+Scoring is the ``verifyrm`` reward's: sigmoid of the classifier's logit. After a batch has been scored and
+its scores handed out, :meth:`CooperReward.learn` updates the model: rollouts are grouped by prompt; a
+group's positive is a rollout the rule reward verifies as correct (the first, or a random one); its negative
+comes from the configured source (:mod:`rewards.cooper_negatives`) and is kept only if the rule reward calls
+it incorrect (up to ``max_tries`` attempts); groups without a valid pair are masked out. The loss is
+``-log sigmoid(s_pos - s_neg)`` on raw logits, averaged over valid pairs; AdamW (lr 1e-5, weight decay 0.01),
+gradients clipped at 1.0. Scoring and updating share one lock, so a score never reads half-updated weights.
+Checkpoints (model, optimizer, step) are written atomically every ``checkpoint_every`` updates into
+``checkpoint_dir``; a new instance pointed at the same folder resumes from it.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
+from rewards.classifier import ClassifierConfig, SequenceClassifier
+from rewards.contract import Item, Score
+from rewards.cooper_negatives import perturb_final_answer, rewrite_messages
+from rewards.rule import RuleReward
+from rewards.verifyrm import VerifyRMFormat, sigmoid
+
+
+@dataclass(frozen=True)
+class Pair:
+    positive: Item
+    negative: Item
+
+
+class CooperReward:
+    """VerifyRM scores plus an online pairwise update after each scored batch (the reward learns)."""
+
+    def __init__(
+        self,
+        model: str,
+        negatives: Literal["assistant", "perturb", "group"] = "assistant",
+        positive: Literal["first", "random"] = "first",
+        assistant: str = "",
+        assistant_backend: str = "transformers",
+        assistant_base_url: str = "",
+        assistant_max_tokens: int = 1024,
+        max_tries: int = 3,
+        learning_rate: float = 1e-5,
+        weight_decay: float = 0.01,
+        grad_clip: float = 1.0,
+        micro_batch_pairs: int = 8,
+        threshold: float = 0.5,
+        checkpoint_dir: str = "",
+        checkpoint_every: int = 10,
+        probe: str = "",
+        probe_limit: int = 64,
+        device: str = "auto",
+        dtype: str = "auto",
+        max_length: int = 0,
+        seed: int = 0,
+    ) -> None:
+        if negatives == "assistant" and not assistant:
+            raise ValueError("negatives=assistant needs assistant=MODEL (or use negatives=perturb or group)")
+        self.negatives = negatives
+        self.positive = positive
+        self.max_tries = max_tries
+        self.learning_rate, self.weight_decay, self.grad_clip = learning_rate, weight_decay, grad_clip
+        self.micro_batch_pairs = micro_batch_pairs
+        self.threshold = threshold
+        self.checkpoint_dir = Path(checkpoint_dir).expanduser() if checkpoint_dir else None
+        self.checkpoint_every = checkpoint_every
+        self.rng = random.Random(seed)
+        self.step = 0
+        state = read_state(self.checkpoint_dir) if self.checkpoint_dir else None
+        start = str(self.checkpoint_dir) if state else model
+        self.format = VerifyRMFormat.for_model(model)
+        self.classifier = SequenceClassifier(ClassifierConfig(start, device, dtype, max_length))
+        self._resume_state = state
+        self._optimizer: Any = None
+        self._lock = threading.RLock()
+        self.rule = RuleReward(workers=2)
+        self._assistant_spec = (assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
+        self._assistant: Any = None
+        self._probe_spec = (probe, probe_limit)
+        self._probe: list[tuple[Item, bool]] | None = None
+
+    # -- scoring ------------------------------------------------------------------------------
+    def _texts(self, items: Sequence[Item]) -> list[str]:
+        return [self.format.render(it.question, it.reference, it.completion) for it in items]
+
+    def score(self, items: Sequence[Item]) -> list[Score]:
+        with self._lock:
+            logits = self.classifier.logits(self._texts(items))
+        return [Score(sigmoid(x), sigmoid(x) >= self.threshold, "model") for x in logits]
+
+    # -- learning -----------------------------------------------------------------------------
+    @property
+    def optimizer(self) -> Any:
+        if self._optimizer is None:
+            self.classifier.load()
+            torch = self.classifier._torch
+            self._optimizer = torch.optim.AdamW(
+                self.classifier.model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
+            )
+            if self._resume_state:
+                self._optimizer.load_state_dict(load_optimizer_states(self.checkpoint_dir, torch)["optimizer"])
+                self.step = int(self._resume_state["step"])
+        return self._optimizer
+
+    def learn(self, items: Sequence[Item], scores: Sequence[Score]) -> Mapping[str, float]:
+        """One Cooper update from a scored batch; returns loss, valid pairs, mean margin, probe accuracy."""
+        groups = _group_by_prompt(items)
+        verdicts = [s.verdict is True for s in self.rule.score(items)]
+        pairs = self.make_pairs(items, groups, verdicts)
+        metrics: dict[str, float] = {"groups": float(len(groups)), "valid_pairs": float(len(pairs))}
+        if pairs:
+            metrics.update(self._update(pairs))
+        if self._probe_spec[0]:
+            metrics["probe_accuracy"] = self.probe_accuracy()
+        return metrics
+
+    def make_pairs(self, items: Sequence[Item], groups: list[list[int]], verdicts: Sequence[bool]) -> list[Pair]:
+        chosen: dict[int, int] = {}
+        for g, members in enumerate(groups):
+            correct = [i for i in members if verdicts[i]]
+            if correct:
+                chosen[g] = correct[0] if self.positive == "first" else self.rng.choice(correct)
+        negatives: dict[int, str] = {}
+        if self.negatives == "group":
+            for g, pos in chosen.items():
+                wrong = [i for i in groups[g] if not verdicts[i]]
+                if wrong:
+                    negatives[g] = items[wrong[0]].completion
+        else:
+            negatives = self._made_negatives({g: items[pos] for g, pos in chosen.items()})
+        return [
+            Pair(items[chosen[g]], Item(items[chosen[g]].question, items[chosen[g]].reference, text))
+            for g, text in negatives.items()
+        ]
+
+    def _made_negatives(self, positives: dict[int, Item]) -> dict[int, str]:
+        """Perturbed or assistant-written negatives, kept only when the rule reward says incorrect."""
+        found: dict[int, str] = {}
+        pending = dict(positives)
+        for _ in range(self.max_tries if self.negatives == "assistant" else 1):
+            if not pending:
+                break
+            candidates = self._candidates(pending)
+            checks = self.rule.score([Item(pending[g].question, pending[g].reference, text) for g, text in candidates])
+            for (g, text), check in zip(candidates, checks):
+                if check.verdict is False:
+                    found[g] = text
+                    pending.pop(g, None)
+        return found
+
+    def _candidates(self, pending: dict[int, Item]) -> list[tuple[int, str]]:
+        if self.negatives == "perturb":
+            out = [(g, perturb_final_answer(it.completion)) for g, it in pending.items()]
+            return [(g, text) for g, text in out if text]
+        from harness.generation import SamplingParams
+
+        order = list(pending)
+        outputs = self.assistant.generate(
+            [rewrite_messages(pending[g].question, pending[g].completion) for g in order],
+            SamplingParams(temperature=0.7, top_p=0.95, max_tokens=self._assistant_spec[3]),
+        )
+        return [(g, out[0].text) for g, out in zip(order, outputs) if out and out[0].text.strip()]
+
+    @property
+    def assistant(self) -> Any:
+        if self._assistant is None:
+            from harness.generation import GENERATORS
+            from harness.spec import option_types
+
+            backend, model, base_url, _ = self._assistant_spec
+            factory = GENERATORS.get(backend)
+            offered = {"model": model, "base_url": base_url}
+            accepted = option_types(factory)
+            self._assistant = factory(**{k: v for k, v in offered.items() if k in accepted and v})
+        return self._assistant
+
+    def _update(self, pairs: Sequence[Pair]) -> dict[str, float]:
+        with self._lock:
+            optimizer = self.optimizer
+            clf = self.classifier
+            torch = clf._torch
+            model = clf.model
+            model.train()
+            optimizer.zero_grad()
+            total_loss, margins = 0.0, []
+            try:
+                for start in range(0, len(pairs), self.micro_batch_pairs):
+                    chunk = pairs[start : start + self.micro_batch_pairs]
+                    pos = clf.forward(clf.encode(self._texts([p.positive for p in chunk])))
+                    neg = clf.forward(clf.encode(self._texts([p.negative for p in chunk])))
+                    diff = pos - neg
+                    loss = -torch.nn.functional.logsigmoid(diff).sum() / len(pairs)
+                    loss.backward()
+                    total_loss += float(loss.detach())
+                    margins += diff.detach().tolist()
+                grad_norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), self.grad_clip))
+                if torch.isfinite(torch.tensor(grad_norm)):
+                    optimizer.step()
+                optimizer.zero_grad()
+            finally:
+                model.eval()
+            self.step += 1
+            if self.checkpoint_dir and self.checkpoint_every and self.step % self.checkpoint_every == 0:
+                self.save_checkpoint()
+        return {"loss": total_loss, "margin": sum(margins) / len(margins), "grad_norm": grad_norm, "step": float(self.step)}
+
+    def save_checkpoint(self) -> None:
+        if self.checkpoint_dir is None:
+            raise ValueError("no checkpoint_dir was given")
+        with self._lock:
+            write_checkpoint(
+                self.checkpoint_dir, self.classifier, {"optimizer": self.optimizer.state_dict()},
+                {"step": self.step, "pending_pairs": 0},
+            )
+
+    # -- probe --------------------------------------------------------------------------------
+    def probe_accuracy(self) -> float:
+        if self._probe is None:
+            from suites import build_suite
+
+            spec, limit = self._probe_spec
+            self._probe = [(r.item, r.label) for r in build_suite(spec).load(limit=limit).rows]
+        scores = self.score([it for it, _ in self._probe])
+        return sum((s.verdict is True) == label for s, (_, label) in zip(scores, self._probe)) / len(self._probe)
+
+    def close(self) -> None:
+        self.rule.close()
+
+    def __getstate__(self) -> dict:
+        raise TypeError("a cooper reward owns its weights and optimizer: serve it, do not copy it")
+
+
+def _group_by_prompt(items: Sequence[Item]) -> list[list[int]]:
+    """Indices of items sharing question and reference (a prompt id in metadata wins when present)."""
+    groups: dict[Any, list[int]] = {}
+    for i, it in enumerate(items):
+        key = it.metadata.get("prompt_id") or (it.question, it.reference)
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
