@@ -255,3 +255,30 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
     report_path = write_labelled(kept, report, Path(output))
     rows = [[k, v] for k, v in {**report.__dict__, "agreement": report.agreement}.items()]
     _emit([Table(f"Hybrid labelling -> {output} (report: {report_path})", ["", "value"], rows)], "table")
+
+
+@main.command("serve")
+@click.option("--reward", "reward_spec", required=True, help="Reward spec to serve, e.g. rule or cooper:model=...")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (loopback unless told).")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--max-batch", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--max-wait-ms", type=float, default=10.0, show_default=True, help="How long a request waits for batch-mates.")
+@click.option("--items-per-step", type=click.IntRange(min=0), default=0, show_default=True,
+              help="For rewards that learn: update after this many items (rollout batch x samples per prompt).")
+@click.option("--token", envvar="HARNESS_SERVER_TOKEN", default="", help="Require this bearer token (env HARNESS_SERVER_TOKEN).")
+@_friendly
+def serve_command(reward_spec: str, host: str, port: int, max_batch: int, max_wait_ms: float, items_per_step: int,
+                  token: str) -> None:
+    """Serve a reward over HTTP: /get_reward (OpenRLHF), /score, /step, /health, /metrics."""
+    from harness.optional import require
+    from harness.server import ServerConfig, create_app
+    from rewards import build_reward
+
+    uvicorn = require("uvicorn", "the reward server")
+    reward = build_reward(reward_spec)
+    config = ServerConfig(reward_spec, max_batch, max_wait_ms, items_per_step, token)
+    try:
+        uvicorn.run(create_app(reward, config), host=host, port=port, log_level="warning")
+    finally:
+        if hasattr(reward, "close"):
+            reward.close()

@@ -1,0 +1,24 @@
+"""Request bodies of the reward server (validated by FastAPI; wrong types get a 422 with the field named)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class OpenRLHFRequest(BaseModel):
+    query: list[str]
+    prompts: list[str]
+    labels: list[Any]
+
+
+class ItemIn(BaseModel):
+    question: str = ""
+    reference: str
+    completion: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ScoreRequest(BaseModel):
+    items: list[ItemIn]
