@@ -165,3 +165,37 @@ def test_two_real_replicas_on_loopback():
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize("concurrent_batches, slow_last", [(4, True), (1, False)])
+def test_a_hung_rule_verification_does_not_stall_other_requests(concurrent_batches, slow_last):
+    from rewards.rule import RuleReward
+
+    reward = RuleReward(workers=2, timeout=3)
+    app = create_app(reward, ServerConfig("rule", max_wait_ms=5, concurrent_batches=concurrent_batches))
+    finished: list[str] = []
+
+    async def run():
+        transport = httpx.ASGITransport(app=app)
+        async with app.router.lifespan_context(app):
+            async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=60) as c:
+
+                async def post(name, label, completion):
+                    r = await c.post("/get_reward", json=openrlhf_body([("q", label, completion)]))
+                    finished.append(name)
+                    return r
+
+                slow = asyncio.create_task(post("slow", "x+1", "\\boxed{(10^{8})! + x}"))
+                await asyncio.sleep(0.2)  # the slow item is now in its own batch
+                fast = [post(f"fast{i}", str(i), f"\\boxed{{{i}}}") for i in range(5)]
+                return await asyncio.gather(slow, *fast)
+
+    try:
+        responses = asyncio.run(run())
+    finally:
+        reward.close()
+    assert all(r.status_code == 200 for r in responses)
+    assert responses[0].json()["rewards"] == [0.0] and all(r.json()["rewards"] == [1.0] for r in responses[1:])
+    # with concurrent batches every later request is answered while the slow one still runs; one batch at a
+    # time (as for a learning reward) makes them wait behind it
+    assert (finished[-1] == "slow") is slow_last

@@ -28,6 +28,7 @@ class ServerConfig:
     items_per_step: int = 0
     token: str = ""
     max_body_bytes: int = 64 * 1024 * 1024
+    concurrent_batches: int = 4  # stateless rewards only; a learning reward scores one batch at a time
 
 
 def _score_json(s: Score) -> dict[str, Any]:
@@ -37,7 +38,9 @@ def _score_json(s: Score) -> dict[str, Any]:
 def create_app(reward: Reward, config: ServerConfig) -> Any:
     fastapi = require("fastapi", "the reward server")
 
-    batcher = DynamicBatcher(reward, config.max_batch, config.max_wait_ms / 1000.0, config.items_per_step)
+    batcher = DynamicBatcher(
+        reward, config.max_batch, config.max_wait_ms / 1000.0, config.items_per_step, config.concurrent_batches
+    )
 
     @asynccontextmanager
     async def lifespan(app: Any):

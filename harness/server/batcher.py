@@ -14,6 +14,7 @@ still answered.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections import deque
@@ -62,21 +63,30 @@ class ItemFailed(Exception):
 
 
 class DynamicBatcher:
-    def __init__(self, reward: Reward, max_batch: int = 64, max_wait_s: float = 0.01, items_per_step: int = 0) -> None:
+    def __init__(
+        self, reward: Reward, max_batch: int = 64, max_wait_s: float = 0.01, items_per_step: int = 0,
+        concurrent_batches: int = 4,
+    ) -> None:
         self.reward = reward
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s
         self.items_per_step = items_per_step
         self.learns = isinstance(reward, LearnsFromFeedback)
+        # A stateless reward scores several batches at once, so one slow item (a rule verification waiting for
+        # its deadline) holds up only its own batch. A learning reward sees one batch at a time.
+        self.concurrent_batches = 1 if self.learns else max(1, concurrent_batches)
+        self._slots: asyncio.Semaphore | None = None
         self.stats = Stats()
         self._queue: asyncio.Queue[_Pending] | None = None
         self._task: asyncio.Task | None = None
         self._step_items: list[Item] = []
         self._step_scores: list[Score] = []
-        self._reward_lock = threading.Lock()  # batches and updates never overlap
+        self._reward_lock = threading.Lock()  # for a learning reward, batches and updates never overlap
+        self._stats_lock = threading.Lock()
 
     async def start(self) -> None:
         self._queue = asyncio.Queue()
+        self._slots = asyncio.Semaphore(self.concurrent_batches)
         self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
@@ -111,15 +121,25 @@ class DynamicBatcher:
                     break
                 batch.append(nxt)
                 size += len(nxt.items)
+            assert self._slots is not None
+            await self._slots.acquire()
+            asyncio.create_task(self._dispatch(batch))
+
+    async def _dispatch(self, batch: list[_Pending]) -> None:
+        assert self._slots is not None
+        try:
             await asyncio.to_thread(self._score_batch, batch)
+        finally:
+            self._slots.release()
 
     def _score_batch(self, batch: list[_Pending]) -> None:
         items = [it for p in batch for it in p.items]
-        with self._reward_lock:
+        with self._reward_lock if self.learns else _NO_LOCK:
             results: list[Score | ItemFailed] = self._score_isolating(items)
-            self.stats.batches += 1
-            self.stats.items += len(items)
-            self.stats.max_batch_seen = max(self.stats.max_batch_seen, len(items))
+            with self._stats_lock:
+                self.stats.batches += 1
+                self.stats.items += len(items)
+                self.stats.max_batch_seen = max(self.stats.max_batch_seen, len(items))
             if self.learns:
                 for it, r in zip(items, results):
                     if isinstance(r, Score):
@@ -141,7 +161,8 @@ class DynamicBatcher:
             return list(check_scores(items, self.reward.score(items), type(self.reward).__name__))
         except Exception:
             if len(items) == 1:
-                self.stats.failed_items += 1
+                with self._stats_lock:
+                    self.stats.failed_items += 1
                 return [ItemFailed("the reward failed on this item")]
         out: list[Score | ItemFailed] = []
         for it in items:
@@ -159,6 +180,9 @@ class DynamicBatcher:
             self.stats.updates += 1
             self.stats.last_update = metrics
             return metrics
+
+
+_NO_LOCK = contextlib.nullcontext()
 
 
 def _resolve(future: asyncio.Future, value: Any) -> None:

@@ -1,0 +1,123 @@
+"""Load on the reward server: many concurrent single-item OpenRLHF-style requests, dynamic batching against
+batch-of-one serving. Loopback only, a fixed number of requests, a time limit.
+
+    python benchmarks/server_load.py --reward verifyrm:model=runs/verifyrm-minilm [--clients 64] [--requests 640]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+import httpx
+
+from suites import build_suite
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(reward: str, port: int, max_batch: int, max_wait_ms: float) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "serve", "--reward", reward, "--host", "127.0.0.1", "--port", str(port),
+         "--max-batch", str(max_batch), "--max-wait-ms", str(max_wait_ms)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("the server did not start")
+
+
+def request_bodies(n: int) -> list[dict]:
+    rows = build_suite("mathcheck-gsm").load().rows
+    bodies = []
+    for i in range(n):
+        item = rows[i % len(rows)].item
+        prompt = f"<|im_start|>user\n{item.question}<|im_end|>\n<|im_start|>assistant\n"
+        bodies.append({"query": [prompt + item.completion], "prompts": [prompt], "labels": [item.reference]})
+    return bodies
+
+
+async def drive(url: str, bodies: list[dict], clients: int, time_limit: float) -> dict:
+    latencies: list[float] = []
+    errors = 0
+    answered = 0
+    next_index = 0
+    stop_at = time.monotonic() + time_limit
+
+    async def worker(client: httpx.AsyncClient) -> None:
+        nonlocal next_index, errors, answered
+        while next_index < len(bodies) and time.monotonic() < stop_at:
+            body = bodies[next_index]
+            next_index += 1
+            began = time.perf_counter()
+            try:
+                response = await client.post(url, json=body, timeout=180)
+                if response.status_code == 200 and len(response.json()["rewards"]) == 1:
+                    answered += 1
+                    latencies.append(time.perf_counter() - began)
+                else:
+                    errors += 1
+            except httpx.HTTPError:
+                errors += 1
+
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    began = time.perf_counter()
+    async with httpx.AsyncClient(limits=limits) as client:
+        await asyncio.gather(*(worker(client) for _ in range(clients)))
+    seconds = time.perf_counter() - began
+    latencies.sort()
+    return {
+        "sent": next_index, "answered": answered, "errors": errors, "lost": next_index - answered - errors,
+        "seconds": seconds, "items_per_s": answered / seconds,
+        "p50": statistics.median(latencies) if latencies else None,
+        "p99": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] if latencies else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reward", required=True)
+    parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--requests", type=int, default=640)
+    parser.add_argument("--time-limit", type=float, default=600)
+    args = parser.parse_args()
+    os.environ.setdefault("HARNESS_DATA_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+    bodies = request_bodies(args.requests)
+    results = {}
+    for name, max_batch, wait in (("dynamic batching (<=64, 10 ms)", 64, 10.0), ("batch of one", 1, 0.0)):
+        port = free_port()
+        proc = start_server(args.reward, port, max_batch, wait)
+        try:
+            asyncio.run(drive(f"http://127.0.0.1:{port}/get_reward", bodies[: args.clients], args.clients, 60))  # warm
+            results[name] = asyncio.run(drive(f"http://127.0.0.1:{port}/get_reward", bodies, args.clients, args.time_limit))
+            results[name]["mean_batch"] = httpx.get(f"http://127.0.0.1:{port}/metrics").json()["mean_batch_size"]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    print(f"reward {args.reward}; {args.clients} concurrent clients, {args.requests} single-item requests, loopback")
+    print(f"{'mode':<34}{'items/s':>9}{'p50 s':>8}{'p99 s':>8}{'mean batch':>11}{'errors':>8}{'lost':>6}")
+    for name, r in results.items():
+        print(f"{name:<34}{r['items_per_s']:>9.1f}{r['p50']:>8.3f}{r['p99']:>8.3f}{r['mean_batch']:>11.1f}"
+              f"{r['errors']:>8}{r['lost']:>6}")
+    first, second = results.values()
+    print(f"throughput ratio: {first['items_per_s'] / second['items_per_s']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
