@@ -26,10 +26,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(reward: str, port: int, max_batch: int, max_wait_ms: float) -> subprocess.Popen:
+def start_server(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: list[str] = ()) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness", "serve", "--reward", reward, "--host", "127.0.0.1", "--port", str(port),
-         "--max-batch", str(max_batch), "--max-wait-ms", str(max_wait_ms)],
+         "--max-batch", str(max_batch), "--max-wait-ms", str(max_wait_ms), *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120

@@ -219,6 +219,7 @@ class CooperReward:
                 self.checkpoint_dir, self.classifier, {"optimizer": self.optimizer.state_dict()},
                 {"step": self.step, "pending_pairs": 0},
             )
+            self.format.save(self.checkpoint_dir)  # the folder then also loads as verifyrm:model=FOLDER
 
     # -- probe --------------------------------------------------------------------------------
     def probe_accuracy(self) -> float:

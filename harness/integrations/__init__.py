@@ -1,0 +1,1 @@
+"""Adapters that let other RL frameworks call the harness's rewards in-process or through its server."""
