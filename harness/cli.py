@@ -282,3 +282,47 @@ def serve_command(reward_spec: str, host: str, port: int, max_batch: int, max_wa
     finally:
         if hasattr(reward, "close"):
             reward.close()
+
+
+@main.command("train")
+@click.option("--trainer", default=None, help="Trainer backend (harness ls trainers); default trl.")
+@click.option("--reward", "reward", default=None, help="Reward spec: rule, verifyrm:model=..., cooper:...")
+@click.option("--policy", default=None, help="Policy model: a folder, a hub id, or smollm2-135m.")
+@click.option("--dataset", default=None, help="gsm8k or a jsonl of question/answer.")
+@click.option("--config", "config_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="YAML file with the same keys; the command line overrides it.")
+@click.option("--output", default=None, help="Output folder (checkpoints, final model).")
+@click.option("--max-steps", type=int, default=None)
+@click.option("--num-generations", type=int, default=None, help="Rollouts per prompt (Cooper: 16).")
+@click.option("--prompts-per-step", type=int, default=None)
+@click.option("--learning-rate", type=float, default=None)
+@click.option("--warmup-steps", type=int, default=None)
+@click.option("--beta", type=float, default=None, help="KL coefficient.")
+@click.option("--max-completion-length", type=int, default=None)
+@click.option("--max-prompt-length", type=int, default=None)
+@click.option("--temperature", type=float, default=None)
+@click.option("--seed", type=int, default=None)
+@click.option("--save-steps", type=int, default=None)
+@click.option("--limit", type=int, default=None, help="Use only the first N training problems.")
+@click.option("--alarm-window", type=int, default=None, help="Steps the hacking alarm looks back over.")
+@click.option("--stop-on-hack/--no-stop-on-hack", default=None, help="Stop when the hacking alarm fires.")
+@click.pass_context
+@_friendly
+def train_command(ctx: click.Context, trainer: str | None, config_file: str | None, **options: object) -> None:
+    """GRPO with any registered reward; every step's metrics go to the run store."""
+    from trainers import TRAINERS
+    from trainers.grpo import GRPORunConfig, load_config_file
+
+    cli = {"trainer": trainer, **options}
+    try:
+        config = GRPORunConfig.merged(load_config_file(config_file), cli)
+    except (TypeError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from None
+    backend = TRAINERS.get(config.trainer)
+
+    def show(step: int, total: int, values: dict) -> None:
+        keys = ("train_reward", "rule_accuracy", "agreement", "kl")
+        click.echo(f"step {step}/{total} " + " ".join(f"{k}={values[k]:.3f}" for k in keys if k in values), err=True)
+
+    run = backend(config, progress=show, warn=lambda msg: click.secho(f"WARNING: {msg}", fg="yellow", err=True)).run(_store(ctx))
+    _emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")

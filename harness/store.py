@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the steps table (training runs)
 STORE_ENV = "HARNESS_STORE"
 
 STATUS_RUNNING = "running"
@@ -66,6 +66,13 @@ CREATE TABLE IF NOT EXISTS metrics (
     n INTEGER NOT NULL,
     grp TEXT NOT NULL,
     PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value REAL,
+    PRIMARY KEY (run_id, step, name)
 );
 """
 
@@ -169,6 +176,8 @@ class RunStore:
                     f"{self.path} has schema version {row[0]}, newer than this harness ({SCHEMA_VERSION}); "
                     "upgrade the harness or use another --store"
                 )
+            elif int(row[0]) < SCHEMA_VERSION:  # older stores gained tables only; the script above added them
+                db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -219,6 +228,23 @@ class RunStore:
                 "UPDATE runs SET status=?, finished_at=?, wall_seconds=? WHERE id=?",
                 (STATUS_COMPLETE, _now(), wall_seconds, run_id),
             )
+
+    def log_step(self, run_id: str, step: int, values: dict[str, float]) -> None:
+        """Per-step values of a training run; written as they come, so a crashed run keeps its curve."""
+        with self._connect() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO steps VALUES (?,?,?,?)",
+                [(run_id, step, k, None if v is None else float(v)) for k, v in values.items()],
+            )
+
+    def steps(self, ref: str) -> dict[int, dict[str, float | None]]:
+        run_id = self.resolve(ref)
+        with self._connect() as db:
+            rows = db.execute("SELECT step, name, value FROM steps WHERE run_id=? ORDER BY step", (run_id,)).fetchall()
+        out: dict[int, dict[str, float | None]] = {}
+        for step, name, value in rows:
+            out.setdefault(step, {})[name] = value
+        return out
 
     def abort(self, run_id: str, status: str, error: str) -> None:
         """Mark a run that will never complete (``failed`` or ``interrupted``); it keeps no numbers."""

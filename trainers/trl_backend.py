@@ -1,0 +1,129 @@
+"""The ``trl`` trainer: TRL's ``GRPOTrainer`` in-process, on a CPU or a GPU, with any registered reward.
+
+The reference answer travels as the dataset column ``reference``; the registry reward becomes a TRL reward
+function (:class:`~trainers.grpo.RewardBridge`), so a reward that learns (Cooper) updates after each scored
+generation batch. Every logging step writes the training reward, the rule reward's accuracy on the same
+rollouts, their agreement, response length, KL and Cooper's update metrics to the run store; the hacking alarm
+watches the same numbers. Checkpoints go to ``OUTPUT/checkpoint-*`` every ``save_steps``; a rerun with the same
+output resumes from the last one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from harness.optional import require
+from harness.store import STATUS_FAILED, STATUS_INTERRUPTED, MetricRow, NewRun, RunRecord, RunStore
+from suites.math_data import load_problems
+from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
+from trainers.hacking import HackingAlarm
+
+Progress = Callable[[int, int, dict[str, float]], None]
+
+
+class TRLTrainer:
+    """GRPO with TRL in this process."""
+
+    def __init__(self, config: GRPORunConfig, progress: Progress | None = None, warn: Callable[[str], None] = print) -> None:
+        self.config = config
+        self.progress = progress or (lambda step, total, values: None)
+        self.warn = warn
+
+    def _dataset(self, tokenizer: Any) -> Any:
+        datasets = require("datasets", "GRPO training with TRL")
+        cfg = self.config
+        problems = load_problems(cfg.dataset, "train", cfg.limit or None)
+        rows = []
+        for p in problems:
+            ids = tokenizer.apply_chat_template(p.messages(), tokenize=True, add_generation_prompt=True)
+            if len(ids) <= cfg.max_prompt_length:  # longer prompts are left out, as OpenRLHF's max length does
+                rows.append({"prompt": p.messages(), "reference": p.answer})
+        if not rows:
+            raise ValueError(f"no prompt of {cfg.dataset} fits in max_prompt_length={cfg.max_prompt_length}")
+        return datasets.Dataset.from_list(rows)
+
+    def run(self, store: RunStore) -> RunRecord:
+        trl = require("trl", "the trl trainer")
+        transformers = require("transformers", "the trl trainer")
+        torch = require("torch", "the trl trainer")
+        from harness.evaluate import package_versions
+        from harness.generation.hf import resolve_causal_lm
+        from rewards import build_reward
+
+        cfg = self.config
+        policy = resolve_causal_lm(cfg.policy)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(policy)
+        dataset = self._dataset(tokenizer)
+        reward = build_reward(cfg.reward)
+        records = StepRecords()
+        bridge = RewardBridge(reward, records)
+        alarm = HackingAlarm(window=cfg.alarm_window)
+        output = Path(cfg.output)
+        run_id = store.begin(NewRun(
+            kind="train", reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
+            data_hash=f"prompts:{len(dataset)}", n_items=cfg.max_steps, config=asdict(cfg), versions=package_versions(),
+        ))
+        outer = self
+
+        class Recorder(transformers.TrainerCallback):
+            def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+                if not logs or "loss" not in logs:
+                    return
+                values = records.drain()
+                for key, name in (("kl", "kl"), ("completions/mean_length", "response_tokens"), ("loss", "loss")):
+                    if key in logs:
+                        values[name] = float(logs[key])
+                if "train_reward" in values and "rule_accuracy" in values:
+                    if alarm.observe(state.global_step, values["train_reward"], values["rule_accuracy"]):
+                        values["hacking_alarm"] = 1.0
+                        outer.warn(
+                            f"reward-hacking alarm at step {state.global_step}: the training reward rose while the "
+                            f"rule accuracy of the same rollouts fell over the last {alarm.window} steps"
+                        )
+                        if cfg.stop_on_hack:
+                            control.should_training_stop = True
+                            control.should_save = False  # keep the last checkpoint from before the alarm
+                store.log_step(run_id, state.global_step, values)
+                outer.progress(state.global_step, cfg.max_steps, values)
+
+        cuda = torch.cuda.is_available()
+        args = trl.GRPOConfig(
+            output_dir=str(output), max_steps=cfg.max_steps, num_generations=cfg.num_generations,
+            per_device_train_batch_size=cfg.num_generations * cfg.prompts_per_step,
+            max_completion_length=cfg.max_completion_length, learning_rate=cfg.learning_rate,
+            warmup_steps=cfg.warmup_steps, beta=cfg.beta, temperature=cfg.temperature, seed=cfg.seed,
+            save_strategy="steps", save_steps=cfg.save_steps, logging_steps=1, report_to="none",
+            use_cpu=not cuda, bf16=cuda, disable_tqdm=True,
+        )
+        began = time.perf_counter()
+        try:
+            trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,
+                                      callbacks=[Recorder()])
+            resume = any(output.glob("checkpoint-*"))
+            trainer.train(resume_from_checkpoint=True if resume else None)
+            trainer.save_model(str(output / "final"))
+            steps = store.steps(run_id)
+            last = steps[max(steps)] if steps else {}
+            metrics = [
+                MetricRow("final_train_reward", last.get("train_reward"), True, len(steps), "training"),
+                MetricRow("final_rule_accuracy", last.get("rule_accuracy"), True, len(steps), "training"),
+                MetricRow("hacking_alarm_step", None if alarm.fired_at is None else float(alarm.fired_at), None,
+                          len(steps), "training"),
+                MetricRow("steps", float(len(steps)), None, len(steps), "training"),
+            ]
+            store.complete(run_id, [], metrics, time.perf_counter() - began)
+        except KeyboardInterrupt:
+            store.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
+            raise
+        except BaseException as exc:
+            store.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            bridge.rule.close()
+            if hasattr(reward, "close"):
+                reward.close()
+        return store.get(run_id)
