@@ -306,9 +306,10 @@ def serve_command(reward_spec: str, host: str, port: int, max_batch: int, max_wa
 @click.option("--limit", type=int, default=None, help="Use only the first N training problems.")
 @click.option("--alarm-window", type=int, default=None, help="Steps the hacking alarm looks back over.")
 @click.option("--stop-on-hack/--no-stop-on-hack", default=None, help="Stop when the hacking alarm fires.")
+@click.option("--dry-run", is_flag=True, help="openrlhf: write the prompt data and print the checked command.")
 @click.pass_context
 @_friendly
-def train_command(ctx: click.Context, trainer: str | None, config_file: str | None, **options: object) -> None:
+def train_command(ctx: click.Context, trainer: str | None, config_file: str | None, dry_run: bool, **options: object) -> None:
     """GRPO with any registered reward; every step's metrics go to the run store."""
     from trainers import TRAINERS
     from trainers.grpo import GRPORunConfig, load_config_file
@@ -324,5 +325,9 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
         keys = ("train_reward", "rule_accuracy", "agreement", "kl")
         click.echo(f"step {step}/{total} " + " ".join(f"{k}={values[k]:.3f}" for k in keys if k in values), err=True)
 
-    run = backend(config, progress=show, warn=lambda msg: click.secho(f"WARNING: {msg}", fg="yellow", err=True)).run(_store(ctx))
+    extra = {"dry_run": True} if dry_run else {}
+    run = backend(config, progress=show, warn=lambda msg: click.secho(f"WARNING: {msg}", fg="yellow", err=True),
+                  **extra).run(_store(ctx))
+    if run is None:
+        return
     _emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")

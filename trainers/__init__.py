@@ -10,5 +10,6 @@ from harness.registry import Registry
 
 TRAINERS: Registry = Registry("trainer", entry_point_group="harness.trainers")
 TRAINERS.add_lazy("trl", "trainers.trl_backend:TRLTrainer", "TRL GRPOTrainer in-process (CPU or GPU)")
+TRAINERS.add_lazy("openrlhf", "trainers.openrlhf_backend:OpenRLHFTrainer", "OpenRLHF 0.11 on Ray (GPU clusters)")
 
 __all__ = ["TRAINERS"]

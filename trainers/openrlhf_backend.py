@@ -1,0 +1,119 @@
+"""The ``openrlhf`` trainer: OpenRLHF 0.11 on Ray, for GPU clusters.
+
+Writes the prompt dataset (``prompt`` as chat messages, the reference answer in ``label``), starts the
+project's reward server on loopback (Cooper inside when the reward is ``cooper``; its steps come from
+rollout batch × samples per prompt), and launches ``python -m openrlhf.cli.train_ppo_ray`` with GRPO's
+``--algo.advantage.estimator group_norm`` and the mapped options. Every generated flag is checked against
+OpenRLHF's own argument definitions (:mod:`trainers.openrlhf_flags`) before anything starts.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from trainers.grpo import GRPORunConfig
+from trainers.openrlhf_flags import check_command, read_flags
+
+
+def openrlhf_args(cfg: GRPORunConfig, reward_url: str, prompt_file: Path, gpus: int = 8) -> list[str]:
+    rollout_batch = max(1, cfg.prompts_per_step)
+    return [
+        "--actor.model_name_or_path", cfg.policy,
+        "--reward.remote_url", reward_url,
+        "--data.prompt_dataset", str(prompt_file),
+        "--data.input_key", "prompt",
+        "--data.label_key", "label",
+        "--data.apply_chat_template",
+        "--data.max_len", str(cfg.max_prompt_length + cfg.max_completion_length),
+        "--rollout.max_new_tokens", str(cfg.max_completion_length),
+        "--rollout.n_samples_per_prompt", str(cfg.num_generations),
+        "--rollout.batch_size", str(rollout_batch),
+        "--rollout.temperature", str(cfg.temperature),
+        "--train.batch_size", str(rollout_batch * cfg.num_generations),
+        "--train.num_episodes", "1",
+        "--train.seed", str(cfg.seed),
+        "--algo.advantage.estimator", "group_norm",
+        "--algo.kl.use_loss",
+        "--algo.kl.estimator", "k3",  # the low-variance estimator
+        "--algo.kl.init_coef", str(cfg.beta),
+        "--actor.adam.lr", str(cfg.learning_rate),
+        "--actor.lr_warmup_ratio", str(min(1.0, cfg.warmup_steps / max(1, cfg.max_steps))),
+        "--actor.num_gpus_per_node", str(gpus),
+        "--vllm.num_engines", str(gpus),
+        "--train.colocate_all",
+        "--ckpt.output_dir", str(Path(cfg.output) / "final"),
+        "--ckpt.path", str(Path(cfg.output) / "checkpoints"),
+        "--ckpt.save_steps", str(cfg.save_steps),
+        "--ckpt.load_enable",
+    ]
+
+
+def write_prompts(cfg: GRPORunConfig, path: Path) -> int:
+    from suites.math_data import load_problems
+
+    problems = load_problems(cfg.dataset, "train", cfg.limit or None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for p in problems:
+            fh.write(json.dumps({"prompt": p.messages(), "label": p.answer}, ensure_ascii=False) + "\n")
+    return len(problems)
+
+
+class OpenRLHFTrainer:
+    """GRPO on OpenRLHF (Ray, GPUs); ``dry_run`` prints the checked command instead of launching it."""
+
+    def __init__(self, config: GRPORunConfig, progress: Any = None, warn: Callable[[str], None] = print,
+                 dry_run: bool = False, gpus: int = 8) -> None:
+        self.config = config
+        self.warn = warn
+        self.dry_run = dry_run
+        self.gpus = gpus
+
+    def command(self, reward_url: str) -> list[str]:
+        cfg = self.config
+        args = openrlhf_args(cfg, reward_url, Path(cfg.output) / "prompts.jsonl", self.gpus)
+        check_command(args, read_flags())
+        return [sys.executable, "-m", "openrlhf.cli.train_ppo_ray", *args]
+
+    def run(self, store: Any) -> Any:
+        cfg = self.config
+        output = Path(cfg.output)
+        write_prompts(cfg, output / "prompts.jsonl")
+        port = _free_port()
+        command = self.command(f"http://127.0.0.1:{port}/get_reward")
+        if self.dry_run:
+            print(" ".join(command))
+            return None
+        items_per_step = max(1, cfg.prompts_per_step) * cfg.num_generations
+        server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--reward", cfg.reward, "--port", str(port),
+                                   "--items-per-step", str(items_per_step)])
+        try:
+            _wait_for_port(port)
+            return subprocess.run(command, check=True)
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"the reward server did not open port {port}")
