@@ -331,3 +331,30 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
     if run is None:
         return
     _emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")
+
+
+@main.command("eval-policy")
+@click.option("--model", required=True, help="Policy: a folder, a hub id, or smollm2-135m.")
+@click.option("--backend", default="hf", show_default=True, help="lm-eval model type: hf, vllm, local-chat-completions.")
+@click.option("--model-args", default="", help="lm-eval model_args (default: pretrained=MODEL).")
+@click.option("--suites", "benchmarks", default="gsm8k,svamp,math500,olympiadbench,math_odyssey", show_default=True,
+              help="Comma-separated: gsm8k, svamp, math500, olympiadbench, math_odyssey, aime24, aime25, amc23, minerva_math.")
+@click.option("--preset", type=click.Choice(["cooper", "greedy"]), default="cooper", show_default=True,
+              help="cooper: temperature 0.7, top-p 0.95, 8 samples, mean accuracy; greedy: one greedy sample.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N problems of each benchmark.")
+@click.option("--max-gen-toks", type=click.IntRange(min=1), default=512, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.pass_context
+@_friendly
+def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args: str, benchmarks: str, preset: str,
+                        limit: int | None, max_gen_toks: int, batch_size: int, fmt: str) -> None:
+    """Evaluate a policy on the math benchmarks through lm-eval, scored by the rule reward; prints Table 3's columns."""
+    from harness.generation.hf import resolve_causal_lm
+    from suites.math_eval import PolicyEvalRequest, evaluate_and_store
+
+    path = resolve_causal_lm(model) if backend == "hf" else model
+    request = PolicyEvalRequest(path, tuple(b.strip() for b in benchmarks.split(",") if b.strip()), backend,
+                                model_args, preset, limit, max_gen_toks, batch_size)
+    run = evaluate_and_store(request, _store(ctx))
+    _emit([category_table([run], "Policy accuracy (%)")], fmt)

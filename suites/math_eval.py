@@ -1,0 +1,156 @@
+"""Policy evaluation on the math benchmarks through lm-eval, scored by the harness's rule reward.
+
+``simple_evaluate`` runs the project's own task YAML (``suites/tasks``) through ``include_path``. The task files
+are written at run time into a temporary folder, next to the data normalised by :mod:`suites.math_benchmarks`,
+because lm-eval's ``json`` loader needs absolute file paths. Presets: ``cooper`` (temperature 0.7, top-p 0.95,
+8 samples per problem, mean accuracy: Cooper's protocol) and ``greedy``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.optional import require
+from rewards.contract import Item
+from suites.math_benchmarks import BENCHMARKS, normalised_records
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "cooper": {"repeats": 8, "generation": {"do_sample": True, "temperature": 0.7, "top_p": 0.95}},
+    "greedy": {"repeats": 1, "generation": {"do_sample": False}},
+}
+
+_lock = threading.Lock()
+_rule: Any = None
+
+
+def _rule_reward() -> Any:
+    global _rule
+    with _lock:
+        if _rule is None:
+            from rewards.rule import RuleReward
+
+            _rule = RuleReward()
+        return _rule
+
+
+def close_rule_reward() -> None:
+    global _rule
+    with _lock:
+        if _rule is not None:
+            _rule.close()
+            _rule = None
+
+
+def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, float]:
+    """Mean rule-reward accuracy over the samples lm-eval generated for one problem."""
+    responses = [r if isinstance(r, str) else str(r) for r in (results[0] if results and isinstance(results[0], list) else results)]
+    scores = _rule_reward().score([Item(doc["prompt"], doc["answer"], text) for text in responses])
+    return {"accuracy": sum(s.verdict is True for s in scores) / max(1, len(scores))}
+
+
+@dataclass(frozen=True)
+class PolicyEvalRequest:
+    model: str
+    benchmarks: tuple[str, ...]
+    backend: str = "hf"  # lm-eval model type: hf, vllm, local-chat-completions
+    model_args: str = ""
+    preset: str = "cooper"
+    limit: int | None = None
+    max_gen_toks: int = 512
+    batch_size: int = 8
+
+
+def write_tasks(folder: Path, request: PolicyEvalRequest) -> list[str]:
+    """Normalised data plus one task YAML per benchmark (including the shipped base) into ``folder``."""
+    if request.preset not in PRESETS:
+        raise ValueError(f"unknown preset {request.preset!r}; choose {', '.join(PRESETS)}")
+    preset = PRESETS[request.preset]
+    tasks_dir = resources.files("suites") / "tasks"
+    for name in ("_harness_math.yaml", "harness_tasks.py"):
+        (folder / name).write_bytes((tasks_dir / name).read_bytes())
+    names = []
+    for bench in request.benchmarks:
+        if bench not in BENCHMARKS:
+            raise ValueError(f"unknown benchmark {bench!r}; known: {', '.join(BENCHMARKS)}")
+        data = folder / f"{bench}.jsonl"
+        with data.open("w", encoding="utf-8") as fh:
+            for rec in normalised_records(bench, request.limit):
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        task = {
+            "include": "_harness_math.yaml",
+            "task": f"harness_{bench}",
+            "dataset_kwargs": {"data_files": {"test": str(data)}},
+            "repeats": preset["repeats"],
+            "generation_kwargs": {"until": [], "max_gen_toks": request.max_gen_toks, **preset["generation"]},
+            "filter_list": [{"name": "all", "filter": [{"function": "take_first_k", "k": preset["repeats"]}]}],
+        }
+        (folder / f"harness_{bench}.yaml").write_text(yaml.safe_dump(task, sort_keys=False))
+        names.append(f"harness_{bench}")
+    return names
+
+
+def _default_model_args(request: PolicyEvalRequest) -> str:
+    args = f"pretrained={request.model}"
+    if request.backend == "hf":
+        torch = require("torch", "policy evaluation with the hf backend")
+        if not torch.cuda.is_available():  # lm-eval's hf model defaults to cuda
+            args += ",device=cpu,dtype=float32"
+    return args
+
+
+def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
+    """Accuracy per benchmark (mean over problems of the mean over samples)."""
+    lm_eval = require("lm_eval", "policy evaluation")
+    from lm_eval.tasks import TaskManager
+
+    folder = Path(tempfile.mkdtemp(prefix="harness-tasks-"))
+    try:
+        tasks = write_tasks(folder, request)
+        args = request.model_args or _default_model_args(request)
+        results = lm_eval.simple_evaluate(
+            model=request.backend, model_args=args, tasks=tasks, batch_size=request.batch_size,
+            task_manager=TaskManager(include_path=str(folder)), apply_chat_template=True, log_samples=False,
+        )
+        out = {}
+        for bench, task in zip(request.benchmarks, tasks):
+            metrics = results["results"][task]
+            out[bench] = float(metrics.get("accuracy,all", metrics.get("accuracy,none", float("nan"))))
+        return out
+    finally:
+        close_rule_reward()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
+    """Run :func:`evaluate_policy` and store it as a ``policy-eval`` run (Table 3 columns, Avg = mean)."""
+    import time
+
+    from harness.evaluate import package_versions
+    from harness.store import MetricRow, NewRun
+    from suites.math_benchmarks import DISPLAY
+
+    began = time.perf_counter()
+    run_id = store.begin(NewRun(
+        kind="policy-eval", reward="rule", suite="math:" + ",".join(request.benchmarks), data_source=request.model,
+        data_hash=f"limit:{request.limit}", n_items=len(request.benchmarks), config={**request.__dict__},
+        versions=package_versions(),
+    ))
+    try:
+        accuracy = evaluate_policy(request)
+    except BaseException as exc:
+        store.abort(run_id, "failed", f"{type(exc).__name__}: {exc}")
+        raise
+    rows = [MetricRow(f"accuracy/{DISPLAY.get(b, b)}", v, True, 1, "by_category") for b, v in accuracy.items()]
+    rows.append(MetricRow("accuracy", sum(accuracy.values()) / len(accuracy), True, len(accuracy), "overall"))
+    store.complete(run_id, [], rows, time.perf_counter() - began)
+    return store.get(run_id)
