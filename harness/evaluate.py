@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness.spec import ComponentSpec
-from harness.store import STATUS_FAILED, STATUS_INTERRUPTED, ItemRow, MetricRow, NewRun, RunRecord, RunStore
+from harness.store import ItemRow, MetricRow, NewRun, RunRecord, RunStore
 from rewards import build_reward
 from rewards.contract import Item, Reward, Score, check_scores
 from suites import build_suite
@@ -96,16 +96,10 @@ def evaluate_reward(
             )
         )
         began = time.perf_counter()
-        try:
+        with store.guard(run_id):
             scored = score_in_batches(reward, [r.item for r in data.rows], request.batch_size, progress)
             metrics = suite.metrics(data, [s for s, _ in scored])
             store.complete(run_id, _item_rows(data, scored), _metric_rows(metrics), time.perf_counter() - began)
-        except KeyboardInterrupt:
-            store.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
-            raise
-        except BaseException as exc:
-            store.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
-            raise
         return store.get(run_id)
     finally:
         if owned and hasattr(reward, "close"):

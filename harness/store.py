@@ -254,6 +254,18 @@ class RunStore:
                 (status, _now(), error[:2000], run_id, STATUS_RUNNING),
             )
 
+    @contextmanager
+    def guard(self, run_id: str) -> Iterator[None]:
+        """Mark the run ``interrupted`` (Ctrl-C) or ``failed`` (any error) if the block raises, then re-raise."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            self.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
+            raise
+        except BaseException as exc:
+            self.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
+            raise
+
     def delete(self, run_id: str) -> None:
         with self._connect() as db:
             db.execute("DELETE FROM runs WHERE id=?", (self.resolve(run_id),))

@@ -145,11 +145,8 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
         data_hash=f"limit:{request.limit}", n_items=len(request.benchmarks), config={**request.__dict__},
         versions=package_versions(),
     ))
-    try:
+    with store.guard(run_id):
         accuracy = evaluate_policy(request)
-    except BaseException as exc:
-        store.abort(run_id, "failed", f"{type(exc).__name__}: {exc}")
-        raise
     rows = [MetricRow(f"accuracy/{DISPLAY.get(b, b)}", v, True, 1, "by_category") for b, v in accuracy.items()]
     rows.append(MetricRow("accuracy", sum(accuracy.values()) / len(accuracy), True, len(accuracy), "overall"))
     store.complete(run_id, [], rows, time.perf_counter() - began)

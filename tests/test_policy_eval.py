@@ -7,7 +7,7 @@ import yaml
 from click.testing import CliRunner
 
 from harness.cli import main
-from suites.math_benchmarks import BENCHMARKS, normalised_records
+from suites.math_benchmarks import normalised_records
 from suites.math_eval import PolicyEvalRequest, process_results, write_tasks
 
 from .models import require_packaged_smollm2

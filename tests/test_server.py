@@ -3,10 +3,7 @@ real server processes on loopback."""
 
 import asyncio
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 
 import httpx
@@ -136,21 +133,9 @@ def _free_port():
 
 
 def _start_server(port, spec="rule"):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness", "serve", "--reward", spec, "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ},
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode())
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    from benchmarks.server_load import start_server
+
+    return start_server(spec, port, 64, 10.0)
 
 
 def test_two_real_replicas_on_loopback():

@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 
 from rewards import build_reward
 from trainers.rm_data import load_training_rows, split_by_question

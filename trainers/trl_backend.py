@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.optional import require
-from harness.store import STATUS_FAILED, STATUS_INTERRUPTED, MetricRow, NewRun, RunRecord, RunStore
+from harness.store import MetricRow, NewRun, RunRecord, RunStore
 from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
 from trainers.hacking import HackingAlarm
@@ -101,27 +101,22 @@ class TRLTrainer:
         )
         began = time.perf_counter()
         try:
-            trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,
-                                      callbacks=[Recorder()])
-            resume = any(output.glob("checkpoint-*"))
-            trainer.train(resume_from_checkpoint=True if resume else None)
-            trainer.save_model(str(output / "final"))
-            steps = store.steps(run_id)
-            last = steps[max(steps)] if steps else {}
-            metrics = [
-                MetricRow("final_train_reward", last.get("train_reward"), True, len(steps), "training"),
-                MetricRow("final_rule_accuracy", last.get("rule_accuracy"), True, len(steps), "training"),
-                MetricRow("hacking_alarm_step", None if alarm.fired_at is None else float(alarm.fired_at), None,
-                          len(steps), "training"),
-                MetricRow("steps", float(len(steps)), None, len(steps), "training"),
-            ]
-            store.complete(run_id, [], metrics, time.perf_counter() - began)
-        except KeyboardInterrupt:
-            store.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
-            raise
-        except BaseException as exc:
-            store.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
-            raise
+            with store.guard(run_id):
+                trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,
+                                          callbacks=[Recorder()])
+                resume = any(output.glob("checkpoint-*"))
+                trainer.train(resume_from_checkpoint=True if resume else None)
+                trainer.save_model(str(output / "final"))
+                steps = store.steps(run_id)
+                last = steps[max(steps)] if steps else {}
+                metrics = [
+                    MetricRow("final_train_reward", last.get("train_reward"), True, len(steps), "training"),
+                    MetricRow("final_rule_accuracy", last.get("rule_accuracy"), True, len(steps), "training"),
+                    MetricRow("hacking_alarm_step", None if alarm.fired_at is None else float(alarm.fired_at), None,
+                              len(steps), "training"),
+                    MetricRow("steps", float(len(steps)), None, len(steps), "training"),
+                ]
+                store.complete(run_id, [], metrics, time.perf_counter() - began)
         finally:
             bridge.rule.close()
             if hasattr(reward, "close"):
