@@ -84,3 +84,41 @@ def test_grpo_runs_with_every_reward_kind(tmp_path, policy, kind, data_root):
         if kind == "cooper":
             assert "rm_valid_pairs" in values and "rm_groups" in values
     assert (tmp_path / "out" / "final" / "config.json").is_file()
+
+
+class AntiAnswer:
+    """A deliberately exploitable reward: it pays for *not* stating the reference answer."""
+
+    def score(self, items):
+        from rewards import Score
+
+        return [Score.correct() if it.reference not in it.completion else Score.incorrect() for it in items]
+
+
+@pytest.mark.slow
+def test_hacking_alarm_fires_and_stops_a_run_built_to_be_hacked(tmp_path, policy):
+    from rewards import REWARDS
+    from trainers.trl_backend import TRLTrainer
+
+    data = tmp_path / "easy.jsonl"
+    data.write_text("\n".join(
+        '{"question": "What is %d + %d?", "answer": "%d"}' % (a, a, 2 * a) for a in (2, 3, 5, 1)
+    ))
+    REWARDS.register("anti-answer-for-test", AntiAnswer)
+    warnings = []
+    try:
+        store = RunStore(tmp_path / "runs.sqlite")
+        config = GRPORunConfig(reward="anti-answer-for-test", policy=policy, dataset=str(data), max_steps=8,
+                               num_generations=4, max_completion_length=24, learning_rate=1e-4, warmup_steps=0,
+                               beta=0.0, alarm_window=4, stop_on_hack=True, save_steps=100,
+                               output=str(tmp_path / "out"))
+        run = TRLTrainer(config, warn=warnings.append).run(store)
+    finally:
+        REWARDS.unregister("anti-answer-for-test")
+    steps = store.steps(run.id)
+    alarm_step = run.metric("hacking_alarm_step")
+    assert alarm_step is not None and steps[int(alarm_step)]["hacking_alarm"] == 1.0
+    assert max(steps) == int(alarm_step) < 8  # stopped at the alarm
+    window = [steps[s] for s in range(int(alarm_step) - 3, int(alarm_step) + 1)]
+    assert window[-1]["train_reward"] > window[0]["train_reward"] or window[-1]["rule_accuracy"] < window[0]["rule_accuracy"]
+    assert warnings and "reward-hacking alarm" in warnings[0]
