@@ -306,6 +306,9 @@ def serve_command(reward_spec: str, host: str, port: int, max_batch: int, max_wa
 @click.option("--limit", type=int, default=None, help="Use only the first N training problems.")
 @click.option("--alarm-window", type=int, default=None, help="Steps the hacking alarm looks back over.")
 @click.option("--stop-on-hack/--no-stop-on-hack", default=None, help="Stop when the hacking alarm fires.")
+@click.option("--eval-every", type=int, default=None, help="Steps between held-out accuracy checks (0: none).")
+@click.option("--eval-suite", default=None, help="Held-out problems: gsm8k (its test split) or a jsonl.")
+@click.option("--eval-limit", type=int, default=None, help="Held-out problems per check.")
 @click.option("--dry-run", is_flag=True, help="openrlhf: write the prompt data and print the checked command.")
 @click.pass_context
 @_friendly

@@ -122,3 +122,19 @@ def test_hacking_alarm_fires_and_stops_a_run_built_to_be_hacked(tmp_path, policy
     window = [steps[s] for s in range(int(alarm_step) - 3, int(alarm_step) + 1)]
     assert window[-1]["train_reward"] > window[0]["train_reward"] or window[-1]["rule_accuracy"] < window[0]["rule_accuracy"]
     assert warnings and "reward-hacking alarm" in warnings[0]
+
+
+@pytest.mark.slow
+def test_resume_and_heldout_accuracy(tmp_path, policy, data_root):
+    from trainers.trl_backend import TRLTrainer
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    base = dict(reward="rule:workers=1", policy=policy, num_generations=4, max_completion_length=16, limit=8,
+                output=str(tmp_path / "out"), save_steps=1, warmup_steps=0, eval_every=1, eval_limit=2,
+                eval_max_tokens=16)
+    first = TRLTrainer(GRPORunConfig(max_steps=1, **base), warn=lambda m: None).run(store)
+    assert (tmp_path / "out" / "checkpoint-1").is_dir()
+    steps = store.steps(first.id)
+    assert 0.0 <= steps[1]["heldout_accuracy"] <= 1.0
+    second = TRLTrainer(GRPORunConfig(max_steps=2, **base), warn=lambda m: None).run(store)
+    assert sorted(store.steps(second.id)) == [2]  # resumed after step 1 instead of starting over

@@ -38,6 +38,10 @@ class GRPORunConfig:
     limit: int = 0
     alarm_window: int = 10
     stop_on_hack: bool = False
+    eval_every: int = 0  # steps between held-out evaluations of the policy; 0: none
+    eval_suite: str = "gsm8k"
+    eval_limit: int = 50
+    eval_max_tokens: int = 256
 
     @classmethod
     def merged(cls, file_values: Mapping[str, Any], cli_values: Mapping[str, Any]) -> GRPORunConfig:

@@ -25,6 +25,32 @@ from trainers.hacking import HackingAlarm
 Progress = Callable[[int, int, dict[str, float]], None]
 
 
+def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Any], rule: Any, max_tokens: int, batch: int = 8) -> float:
+    """Greedy accuracy of the policy being trained on held-out problems, by the rule reward."""
+    import torch
+
+    from rewards.contract import Item
+
+    was_training = model.training
+    model.eval()
+    side = tokenizer.padding_side
+    tokenizer.padding_side = "left"
+    texts = []
+    try:
+        for start in range(0, len(problems), batch):
+            chunk = problems[start : start + batch]
+            prompts = [tokenizer.apply_chat_template(p.messages(), tokenize=False, add_generation_prompt=True) for p in chunk]
+            enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+            with torch.inference_mode():
+                out = model.generate(**enc, max_new_tokens=max_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+            texts += tokenizer.batch_decode(out[:, enc["input_ids"].shape[1] :], skip_special_tokens=True)
+    finally:
+        tokenizer.padding_side = side
+        model.train(was_training)
+    scores = rule.score([Item(p.question, p.answer, t) for p, t in zip(problems, texts)])
+    return sum(s.verdict is True for s in scores) / len(scores)
+
+
 class TRLTrainer:
     """GRPO with TRL in this process."""
 
@@ -69,7 +95,16 @@ class TRLTrainer:
         ))
         outer = self
 
+        heldout = load_problems(cfg.eval_suite, "test", cfg.eval_limit) if cfg.eval_every else []
+
         class Recorder(transformers.TrainerCallback):
+            def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None,
+                            processing_class: Any = None, **kwargs: Any) -> None:
+                if cfg.eval_every and state.global_step % cfg.eval_every == 0 and model is not None:
+                    tok = processing_class or tokenizer
+                    accuracy = heldout_accuracy(model, tok, heldout, bridge.rule, cfg.eval_max_tokens)
+                    store.log_step(run_id, state.global_step, {"heldout_accuracy": accuracy})
+
             def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
                 if not logs or "loss" not in logs:
                     return
