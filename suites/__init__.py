@@ -20,6 +20,7 @@ SUITES.add_lazy(
     "processbench", "suites.processbench:ProcessBenchSuite", "ProcessBench final-answer correctness (gsm8k, math)"
 )
 SUITES.add_lazy("mathcheck-gsm", "suites.mathcheck:MathCheckGSMSuite", "MathCheck-GSM outcome judging")
+SUITES.add_lazy("robustness", "suites.robustness:RobustnessSuite", "reward-hacking and abuse inputs (must reject / accept)")
 SUITES.add_lazy("jsonl", "suites.jsonl:JsonlVerifierSuite", "any labelled jsonl; map fields with options")
 
 

@@ -1,0 +1,27 @@
+"""The robustness suite: its cases, its metrics, and the rule reward's figures on it (regression floors)."""
+
+from collections import Counter
+
+from suites import build_suite
+
+
+def test_cases_are_many_cited_and_balanced_by_verdict():
+    data = build_suite("robustness").load()
+    assert len(data.rows) >= 60
+    assert all(r.item.metadata["source"] for r in data.rows)
+    families = Counter(r.category for r in data.rows)
+    assert set(families) == {"master_key", "degenerate", "hedging", "copy", "invalid", "injection", "resource",
+                             "unicode", "equivalent"}
+    assert any(r.label for r in data.rows) and any(not r.label for r in data.rows)
+    megabyte = [r for r in data.rows if len(r.item.completion) >= 1_000_000]
+    assert megabyte and not megabyte[0].label  # stored compactly, expanded on load
+
+
+def test_rule_reward_on_the_robustness_suite(rule_reward):
+    suite = build_suite("robustness")
+    data = suite.load()
+    metrics = {m.name: m.value for m in suite.metrics(data, rule_reward.score([r.item for r in data.rows]))}
+    assert metrics["false_negative_rate"] == 0.0  # measured 0/25
+    assert metrics["false_positive_rate"] <= 0.05  # measured 1/47: "either \boxed{3} or \boxed{4}" passes
+    assert metrics["timeout_rate"] == 0.0
+    assert metrics["accuracy/resource"] == 1.0 and metrics["accuracy/master_key"] == 1.0
