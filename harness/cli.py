@@ -361,3 +361,49 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
                                 model_args, preset, limit, max_gen_toks, batch_size)
     run = evaluate_and_store(request, _store(ctx))
     _emit([category_table([run], "Policy accuracy (%)")], fmt)
+
+
+@main.command("tables")
+@click.option("--layout", type=click.Choice(["verifybench", "verifybench-hard", "cooper-rl", "robustness"]), required=True)
+@click.argument("run_refs", nargs=-1)
+@click.option("--suite", default=None, help="Without RUN arguments: the latest complete runs of this suite.")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv", "table"]), default="markdown", show_default=True)
+@click.pass_context
+@_friendly
+def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int, fmt: str) -> None:
+    """Render stored runs in a paper's table layout."""
+    from harness.tables import LAYOUTS, render_latex
+
+    store = _store(ctx)
+    runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, status="complete", limit=limit)
+    if not runs:
+        raise click.UsageError("no runs: give RUN ids or --suite with complete runs")
+    table = LAYOUTS[layout](runs)
+    if fmt == "latex":
+        click.echo(render_latex(table))
+    else:
+        _emit([table], fmt)
+
+
+@main.command("plot")
+@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "scores"]), required=True)
+@click.argument("run_refs", nargs=-1, required=True)
+@click.option("--output", required=True, type=click.Path(dir_okay=False), help="File stem; .png and .svg are written.")
+@click.pass_context
+@_friendly
+def plot_command(ctx: click.Context, kind: str, run_refs: tuple[str, ...], output: str) -> None:
+    """Figures from stored runs: training dynamics, Cooper's RM accuracy, score distributions."""
+    from pathlib import Path
+
+    from harness import plots
+
+    store = _store(ctx)
+    if kind == "training":
+        paths = plots.training_dynamics(store, run_refs, Path(output))
+    elif kind == "rm-accuracy":
+        paths = plots.reward_model_accuracy(store, run_refs, Path(output))
+    else:
+        paths = plots.score_distribution(store, run_refs[0], Path(output))
+    for path in paths:
+        click.echo(str(path))

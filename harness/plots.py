@@ -1,0 +1,93 @@
+"""Figures from stored runs (matplotlib, PNG and SVG): training dynamics per reward variant, Cooper's reward-model
+accuracy over updates, and score distributions of correct versus incorrect completions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.optional import require
+from harness.store import RunStore
+
+
+def _pyplot():
+    matplotlib = require("matplotlib", "plots")
+    matplotlib.use("Agg")  # files only; no display
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, output: Path) -> list[Path]:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    paths = [output.with_suffix(".png"), output.with_suffix(".svg")]
+    for path in paths:
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+    return paths
+
+
+def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
+    """Held-out accuracy and training reward per step, one line per run (reward variant)."""
+    plt = _pyplot()
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    for ref in run_ids:
+        run = store.get(ref)
+        steps = store.steps(run.id)
+        xs = sorted(steps)
+        reward = [(s, steps[s]["train_reward"]) for s in xs if steps[s].get("train_reward") is not None]
+        rule = [(s, steps[s]["rule_accuracy"]) for s in xs if steps[s].get("rule_accuracy") is not None]
+        held = [(s, steps[s]["heldout_accuracy"]) for s in xs if steps[s].get("heldout_accuracy") is not None]
+        if reward:
+            line = top.plot(*zip(*reward), label=f"{run.reward}: training reward")[0]
+            if rule:
+                top.plot(*zip(*rule), linestyle="--", color=line.get_color(), label=f"{run.reward}: rule accuracy")
+        if held:
+            bottom.plot(*zip(*held), marker="o", label=run.reward)
+    top.set_ylabel("reward / rule accuracy")
+    top.legend(fontsize=7)
+    bottom.set_ylabel("held-out accuracy")
+    bottom.set_xlabel("step")
+    if bottom.lines:
+        bottom.legend(fontsize=7)
+    fig.suptitle("Training dynamics")
+    paths = _save(fig, output)
+    plt.close(fig)
+    return paths
+
+
+def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
+    """Cooper's reward-model accuracy on its probe set over updates (step metric ``rm_probe_accuracy``)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for ref in run_ids:
+        run = store.get(ref)
+        steps = store.steps(run.id)
+        points = [(s, v["rm_probe_accuracy"]) for s, v in sorted(steps.items()) if v.get("rm_probe_accuracy") is not None]
+        if points:
+            ax.plot(*zip(*points), marker=".", label=run.reward)
+    ax.set_xlabel("step")
+    ax.set_ylabel("reward-model probe accuracy")
+    if ax.lines:
+        ax.legend(fontsize=7)
+    paths = _save(fig, output)
+    plt.close(fig)
+    return paths
+
+
+def score_distribution(store: RunStore, run_id: str, output: Path) -> list[Path]:
+    """Histogram of a reward's scores for completions labelled correct versus incorrect (an eval run)."""
+    plt = _pyplot()
+    run = store.get(run_id)
+    items = store.items(run.id)
+    correct = [i.value for i in items if i.label and i.value is not None]
+    wrong = [i.value for i in items if i.label is False and i.value is not None]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    bins = [i / 20 for i in range(21)]
+    ax.hist([correct, wrong], bins=bins, label=[f"labelled correct ({len(correct)})", f"labelled incorrect ({len(wrong)})"])
+    ax.set_xlabel("reward")
+    ax.set_ylabel("completions")
+    ax.set_title(f"{run.reward} on {run.suite}")
+    ax.legend(fontsize=8)
+    paths = _save(fig, output)
+    plt.close(fig)
+    return paths

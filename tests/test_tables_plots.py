@@ -1,0 +1,42 @@
+"""Paper-layout tables against golden files (made by tools/make_golden_tables.py), and the figures."""
+
+import pytest
+
+from harness.store import NewRun
+from tools.make_golden_tables import CASES, GOLDEN, render
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tables_match_the_golden_files(store, data_root, name):
+    for ext, text in render(store, name).items():
+        assert text == (GOLDEN / f"{name}.{ext}").read_text(), f"{name}.{ext} changed; see tools/make_golden_tables.py"
+
+
+def test_cooper_rl_layout_from_policy_runs(store):
+    from harness.store import MetricRow
+    from harness.tables import cooper_rl_layout
+
+    run_id = store.begin(NewRun("policy-eval", "rule", "math:gsm8k,svamp", "Qwen2.5-1.5B-Instruct+cooper", "h", 2, {}, {}))
+    store.complete(run_id, [], [MetricRow("accuracy/GSM8K", 0.7, True, 1, "by_category"),
+                                MetricRow("accuracy/SVAMP", 0.5, True, 1, "by_category")], 1.0)
+    table = cooper_rl_layout([store.get(run_id)])
+    assert table.headers == ["Policy", "GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "Avg"]
+    assert table.rows[0][0] == "Qwen2.5-1.5B-Instruct+cooper" and table.rows[0][-1] == pytest.approx(0.6)
+    assert table.cell(0, 3) == "—"  # not run
+
+
+def test_figures_are_written(store, tmp_path, data_root):
+    from harness import plots
+    from harness.evaluate import EvalRequest, evaluate_reward
+
+    pytest.importorskip("matplotlib", reason="the plots extra is part of the test environment")
+    eval_run = evaluate_reward(EvalRequest("rule", "sample"), store)
+    train_id = store.begin(NewRun("train", "cooper:model=m", "gsm8k", "gsm8k", "h", 3, {}, {}))
+    for step in (1, 2, 3):
+        store.log_step(train_id, step, {"train_reward": 0.2 * step, "rule_accuracy": 0.1 * step,
+                                        "heldout_accuracy": 0.05 * step, "rm_probe_accuracy": 0.6 + 0.05 * step})
+    written = (plots.training_dynamics(store, [train_id], tmp_path / "dyn")
+               + plots.reward_model_accuracy(store, [train_id], tmp_path / "rm")
+               + plots.score_distribution(store, eval_run.id, tmp_path / "scores"))
+    assert [p.suffix for p in written] == [".png", ".svg"] * 3
+    assert all(p.stat().st_size > 1000 for p in written)

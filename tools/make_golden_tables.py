@@ -1,0 +1,42 @@
+"""Regenerates tests/golden/*: the paper-layout tables rendered from runs of the rule reward, which is
+deterministic, on the packaged sample suite, the VerifyBench-Hard subset in ../shared/data and the robustness
+suite. Run from the repository root after a deliberate change to the rule reward or the layouts:
+``HARNESS_DATA_ROOT=../shared/data python tools/make_golden_tables.py``."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from harness.evaluate import EvalRequest, evaluate_reward
+from harness.report import render_text
+from harness.store import RunStore
+from harness.tables import LAYOUTS, render_latex
+
+GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
+CASES = {
+    "verifybench_hard_rule": ("verifybench-hard", "verifier/verifybench_hard_subset_longjudgebench", "verifybench-hard"),
+    "sample_rule": ("sample", None, "verifybench"),
+    "robustness_rule": ("robustness", None, "robustness"),
+}
+
+
+def render(store: RunStore, name: str) -> dict[str, str]:
+    suite, data, layout = CASES[name]
+    run = evaluate_reward(EvalRequest("rule", suite, data), store)
+    table = LAYOUTS[layout]([run])
+    return {"md": render_text(table, "markdown") + "\n", "tex": render_latex(table) + "\n"}
+
+
+def main() -> None:
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = RunStore(Path(tmp) / "runs.sqlite")
+        for name in CASES:
+            for ext, text in render(store, name).items():
+                (GOLDEN / f"{name}.{ext}").write_text(text)
+                print(f"wrote tests/golden/{name}.{ext}")
+
+
+if __name__ == "__main__":
+    main()
