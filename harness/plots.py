@@ -26,6 +26,11 @@ def _save(fig, output: Path) -> list[Path]:
     return paths
 
 
+def _label(reward_spec: str) -> str:
+    """The reward's name; its options only when short (legends, not a run listing)."""
+    return reward_spec if len(reward_spec) <= 24 else reward_spec.split(":", 1)[0]
+
+
 def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
     """Held-out accuracy and training reward per step, one line per run (reward variant)."""
     plt = _pyplot()
@@ -38,17 +43,17 @@ def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> 
         rule = [(s, steps[s]["rule_accuracy"]) for s in xs if steps[s].get("rule_accuracy") is not None]
         held = [(s, steps[s]["heldout_accuracy"]) for s in xs if steps[s].get("heldout_accuracy") is not None]
         if reward:
-            line = top.plot(*zip(*reward), label=f"{run.reward}: training reward")[0]
+            line = top.plot(*zip(*reward), label=f"{_label(run.reward)}: training reward")[0]
             if rule:
-                top.plot(*zip(*rule), linestyle="--", color=line.get_color(), label=f"{run.reward}: rule accuracy")
+                top.plot(*zip(*rule), linestyle="--", color=line.get_color(), label=f"{_label(run.reward)}: rule accuracy")
         if held:
-            bottom.plot(*zip(*held), marker="o", label=run.reward)
+            bottom.plot(*zip(*held), marker="o", label=_label(run.reward))
     top.set_ylabel("reward / rule accuracy")
-    top.legend(fontsize=7)
+    top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     bottom.set_ylabel("held-out accuracy")
     bottom.set_xlabel("step")
     if bottom.lines:
-        bottom.legend(fontsize=7)
+        bottom.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle("Training dynamics")
     paths = _save(fig, output)
     plt.close(fig)
@@ -64,7 +69,7 @@ def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path)
         steps = store.steps(run.id)
         points = [(s, v["rm_probe_accuracy"]) for s, v in sorted(steps.items()) if v.get("rm_probe_accuracy") is not None]
         if points:
-            ax.plot(*zip(*points), marker=".", label=run.reward)
+            ax.plot(*zip(*points), marker=".", label=_label(run.reward))
     ax.set_xlabel("step")
     ax.set_ylabel("reward-model probe accuracy")
     if ax.lines:
