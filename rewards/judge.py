@@ -54,10 +54,19 @@ def fence(completion: str, nonce: str) -> str:
     return completion.replace(f"END-{nonce}", f"END-{nonce}-quoted").replace(f"START-{nonce}", f"START-{nonce}-quoted")
 
 
-def judge_messages(item: Item, nonce: str | None = None) -> list[dict[str, str]]:
+def shorten(text: str, max_chars: int) -> str:
+    """Keep the first quarter and the last three quarters of ``max_chars``: the final answer is at the end."""
+    if max_chars <= 0 or len(text) <= max_chars:
+        return text
+    head = max_chars // 4
+    return text[:head] + "\n[...]\n" + text[len(text) - (max_chars - head) :]
+
+
+def judge_messages(item: Item, nonce: str | None = None, max_completion_chars: int = 0) -> list[dict[str, str]]:
     nonce = nonce or secrets.token_hex(8)
+    completion = shorten(item.completion, max_completion_chars)
     user = TEMPLATE.format(
-        question=item.question, reference=item.reference, completion=fence(item.completion, nonce), nonce=nonce
+        question=item.question, reference=item.reference, completion=fence(completion, nonce), nonce=nonce
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
@@ -108,6 +117,7 @@ class JudgeReward:
         max_tokens: int = 512,
         temperature: float = 0.0,
         batch_size: int = 8,
+        max_completion_chars: int = 8000,
     ) -> None:
         factory = GENERATORS.get(backend)
         offered = {"model": model, "base_url": base_url, "api_key": api_key, "batch_size": batch_size}
@@ -115,12 +125,15 @@ class JudgeReward:
         self.generator: Any = factory(**{k: v for k, v in offered.items() if k in accepted and (v or k == "model")})
         self.mode = mode
         self.threshold = threshold
+        self.max_completion_chars = max_completion_chars  # a megabyte completion must not blow the context
         self.params = SamplingParams(
             max_tokens=max_tokens, temperature=temperature, top_logprobs=20 if mode == "probability" else 0
         )
 
     def score(self, items: Sequence[Item]) -> list[Score]:
-        outputs = self.generator.generate([judge_messages(it) for it in items], self.params)
+        outputs = self.generator.generate(
+            [judge_messages(it, max_completion_chars=self.max_completion_chars) for it in items], self.params
+        )
         return [self._score(out[0]) for out in outputs]
 
     def _score(self, completion: Completion) -> Score:

@@ -55,6 +55,11 @@ def test_injection_cannot_close_the_fence():
     assert fence("plain text", nonce) == "plain text"
 
 
+def test_huge_completions_are_cut_keeping_the_end():
+    user = judge_messages(Item("q", "7", "x" * 1_000_000 + " The answer is 7."), nonce="n", max_completion_chars=8000)[-1]["content"]
+    assert len(user) < 10_000 and "The answer is 7." in user and "[...]" in user
+
+
 def test_random_nonce_differs_between_prompts():
     a = judge_messages(Item("q", "r", "c"))[-1]["content"]
     b = judge_messages(Item("q", "r", "c"))[-1]["content"]

@@ -111,7 +111,16 @@ class TransformersGenerator:
 
     def _generate_batch(self, texts: list[str], params: SamplingParams) -> list[list[Completion]]:
         torch, tok = self._torch, self._tokenizer
-        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self._device)
+        # Prompts longer than the context keep their end (where the question to answer is).
+        limit = getattr(self._model.config, "max_position_embeddings", None)
+        budget = max(16, limit - params.max_tokens) if limit else None
+        side = tok.truncation_side
+        tok.truncation_side = "left"
+        try:
+            enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False,
+                      truncation=budget is not None, max_length=budget).to(self._device)
+        finally:
+            tok.truncation_side = side
         sample = params.temperature > 0
         kwargs: dict[str, Any] = dict(
             max_new_tokens=params.max_tokens,
