@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -22,6 +21,7 @@ import yaml
 
 from harness.optional import require
 from rewards.contract import Item
+from rewards.lazy import LazyReward
 from suites.math_benchmarks import BENCHMARKS, normalised_records
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -29,32 +29,17 @@ PRESETS: dict[str, dict[str, Any]] = {
     "greedy": {"repeats": 1, "generation": {"do_sample": False}},
 }
 
-_lock = threading.Lock()
-_rule: Any = None
-
-
-def _rule_reward() -> Any:
-    global _rule
-    with _lock:
-        if _rule is None:
-            from rewards.rule import RuleReward
-
-            _rule = RuleReward()
-        return _rule
+RULE = LazyReward(lambda: "rule")
 
 
 def close_rule_reward() -> None:
-    global _rule
-    with _lock:
-        if _rule is not None:
-            _rule.close()
-            _rule = None
+    RULE.close()
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, float]:
     """Mean rule-reward accuracy over the samples lm-eval generated for one problem."""
     responses = [r if isinstance(r, str) else str(r) for r in (results[0] if results and isinstance(results[0], list) else results)]
-    scores = _rule_reward().score([Item(doc["prompt"], doc["answer"], text) for text in responses])
+    scores = RULE.get().score([Item(doc["prompt"], doc["answer"], text) for text in responses])
     return {"accuracy": sum(s.verdict is True for s in scores) / max(1, len(scores))}
 
 

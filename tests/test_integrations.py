@@ -14,12 +14,11 @@ from .test_server import _free_port, _start_server, openrlhf_body
 
 @pytest.fixture(autouse=True)
 def fresh_reward(monkeypatch):
-    monkeypatch.setattr(_shared, "_reward", None)
+    _shared.LOCAL.close()
     monkeypatch.delenv("HARNESS_REWARD_URL", raising=False)
     monkeypatch.setenv("HARNESS_REWARD", "rule:workers=1")
     yield
-    if _shared._reward is not None:
-        _shared._reward.close()
+    _shared.LOCAL.close()
 
 
 def test_reward_func_loaded_from_its_file_path_like_openrlhf_does():
@@ -45,7 +44,7 @@ def test_adapters_through_a_real_server(monkeypatch):
         assert compute_score("math", "\\boxed{\\frac{1}{2}}", "0.5") == 1.0
         body = openrlhf_body([("q", "7", "The answer is 7")])
         assert openrlhf_module.reward_func(body["query"], body["prompts"], body["labels"])["rewards"].tolist() == [1.0]
-        assert _shared._reward is None  # nothing was built in-process
+        assert not _shared.LOCAL.built  # nothing was built in-process
     finally:
         proc.terminate()
         proc.wait(timeout=30)

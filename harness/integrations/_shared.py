@@ -8,30 +8,18 @@ these adapters as plain files and call them from worker threads, so the reward i
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
-from typing import Any
 
 from rewards.contract import Item, Score
+from rewards.lazy import LazyReward
 
-_lock = threading.Lock()
-_reward: Any = None
-
-
-def _local_reward() -> Any:
-    global _reward
-    with _lock:
-        if _reward is None:
-            from rewards import build_reward
-
-            _reward = build_reward(os.environ.get("HARNESS_REWARD", "rule"))
-        return _reward
+LOCAL = LazyReward(lambda: os.environ.get("HARNESS_REWARD", "rule"))
 
 
 def score_items(items: Sequence[Item]) -> list[Score]:
     url = os.environ.get("HARNESS_REWARD_URL", "").rstrip("/")
     if not url:
-        return _local_reward().score(items)
+        return LOCAL.get().score(items)
     import httpx
 
     headers = {"Authorization": f"Bearer {os.environ['HARNESS_SERVER_TOKEN']}"} if os.environ.get("HARNESS_SERVER_TOKEN") else {}
