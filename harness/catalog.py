@@ -7,12 +7,13 @@ from harness.spec import ComponentSpec, bind_options
 
 
 def catalog(kind: str = "all") -> list[tuple[str, list[Entry]]]:
-    """(title, entries) per registry; ``kind`` is ``rewards``, ``suites``, ``trainers`` or ``all``."""
+    """(title, entries) per registry; ``kind`` is ``rewards``, ``suites``, ``trainers``, ``generators`` or ``all``."""
+    from harness.generation import GENERATORS
     from rewards import REWARDS
     from suites import SUITES
     from trainers import TRAINERS
 
-    registries = {"rewards": REWARDS, "suites": SUITES, "trainers": TRAINERS}
+    registries = {"rewards": REWARDS, "suites": SUITES, "trainers": TRAINERS, "generators": GENERATORS}
     chosen = registries if kind == "all" else {kind: registries[kind]}
     return [(title, reg.entries()) for title, reg in chosen.items()]
 

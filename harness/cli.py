@@ -71,9 +71,9 @@ def _store(ctx: click.Context) -> RunStore:
 
 
 @main.command("ls")
-@click.argument("kind", type=click.Choice(["rewards", "suites", "trainers", "all"]), default="all")
+@click.argument("kind", type=click.Choice(["rewards", "suites", "trainers", "generators", "all"]), default="all")
 def ls_command(kind: str) -> None:
-    """List registered rewards, suites and trainers (plugins included) without importing them."""
+    """List registered rewards, suites, trainers and generation backends (plugins included) without importing them."""
     from harness.catalog import catalog
 
     for title, entries in catalog(kind):

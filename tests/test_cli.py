@@ -70,5 +70,7 @@ def test_user_errors_are_one_clear_line(run_cli):
 def test_ls_and_validate(run_cli, data_root):
     listing = run_cli("ls")
     assert listing.exit_code == 0 and "rule" in listing.output and "verifybench-hard" in listing.output
+    generators = run_cli("ls", "generators")
+    assert generators.exit_code == 0 and "transformers" in generators.output and "openai" in generators.output
     ok = run_cli("validate", "--reward", "rule:timeout=3", "--suite", "processbench")
     assert ok.exit_code == 0 and "1400 items" in ok.output
