@@ -20,7 +20,8 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.server_load import free_port, start_server
+from benchmarks.server_load import start_server
+from harness.server.ports import free_port
 
 
 def body(pairs: list[tuple[str, str, str]]) -> dict:

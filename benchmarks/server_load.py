@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -17,13 +16,8 @@ import time
 
 import httpx
 
+from harness.server.ports import free_port
 from suites import build_suite
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: list[str] = ()) -> subprocess.Popen:

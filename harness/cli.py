@@ -39,6 +39,14 @@ def _console(stderr: bool = False):
     return Console(stderr=stderr, soft_wrap=False)
 
 
+def _progress_bar(label: str = "{task.description}"):
+    """A transient progress bar on stderr, so tables and JSON on stdout stay clean."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=_console(stderr=True), transient=True)
+
+
 def _emit(tables: list[Table], fmt: str) -> None:
     if fmt == "table":
         console = _console()
@@ -109,15 +117,10 @@ def eval_command(
     ctx: click.Context, reward_spec: str, suite_spec: str, data: str | None, limit: int | None, batch_size: int, fmt: str
 ) -> None:
     """Score a reward on a suite, store the run, and print its metrics."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from harness.evaluate import EvalRequest, evaluate_reward
 
     request = EvalRequest(reward_spec, suite_spec, data, limit, batch_size)
-    with Progress(
-        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=_console(stderr=True), transient=True,
-    ) as bar:
+    with _progress_bar("scoring") as bar:
         task = bar.add_task("scoring", total=None)
         run = evaluate_reward(
             request, _store(ctx), progress=lambda done, total: bar.update(task, completed=done, total=total)
@@ -200,8 +203,6 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
     """Train a VerifyRM (binary cross-entropy); resumes from OUTPUT/checkpoint when present."""
     from pathlib import Path
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from rewards.verifyrm import VerifyRMFormat
     from trainers.rm_data import load_training_rows
     from trainers.verifyrm import RMTrainConfig, VerifyRMTrainer
@@ -215,8 +216,7 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
         val_fraction=val_fraction, seed=seed, max_length=max_length, dtype=dtype,
         format=VerifyRMFormat(max_chars, head_chars, tail_chars),
     )
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=_console(stderr=True), transient=True) as bar:
+    with _progress_bar() as bar:
         task = bar.add_task("loading", total=None)
         trainer = VerifyRMTrainer(
             config, progress=lambda phase, done, total: bar.update(task, description=phase, completed=done, total=total)

@@ -25,7 +25,7 @@ from rewards.classifier import ClassifierConfig, SequenceClassifier
 from rewards.contract import Item, Score
 from rewards.cooper_negatives import perturb_final_answer, rewrite_messages
 from rewards.rule import RuleReward
-from rewards.verifyrm import VerifyRMFormat, sigmoid
+from rewards.verifyrm import VerifyRMFormat, scores_from_logits
 
 
 @dataclass(frozen=True)
@@ -88,12 +88,12 @@ class CooperReward:
 
     # -- scoring ------------------------------------------------------------------------------
     def _texts(self, items: Sequence[Item]) -> list[str]:
-        return [self.format.render(it.question, it.reference, it.completion) for it in items]
+        return self.format.render_items(items)
 
     def score(self, items: Sequence[Item]) -> list[Score]:
         with self._lock:
             logits = self.classifier.logits(self._texts(items))
-        return [Score(sigmoid(x), sigmoid(x) >= self.threshold, "model") for x in logits]
+        return scores_from_logits(logits, self.threshold)
 
     # -- learning -----------------------------------------------------------------------------
     @property
@@ -171,14 +171,10 @@ class CooperReward:
     @property
     def assistant(self) -> Any:
         if self._assistant is None:
-            from harness.generation import GENERATORS
-            from harness.spec import option_types
+            from harness.generation import generator_from_options
 
             backend, model, base_url, _ = self._assistant_spec
-            factory = GENERATORS.get(backend)
-            offered = {"model": model, "base_url": base_url}
-            accepted = option_types(factory)
-            self._assistant = factory(**{k: v for k, v in offered.items() if k in accepted and v})
+            self._assistant = generator_from_options(backend, model=model, base_url=base_url)
         return self._assistant
 
     def _update(self, pairs: Sequence[Pair]) -> dict[str, float]:

@@ -18,8 +18,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from harness.generation import GENERATORS, Completion, SamplingParams
-from harness.spec import option_types
+from harness.generation import Completion, SamplingParams, generator_from_options
 from rewards.contract import Item, Score
 
 SYSTEM = (
@@ -119,10 +118,9 @@ class JudgeReward:
         batch_size: int = 8,
         max_completion_chars: int = 8000,
     ) -> None:
-        factory = GENERATORS.get(backend)
-        offered = {"model": model, "base_url": base_url, "api_key": api_key, "batch_size": batch_size}
-        accepted = option_types(factory)
-        self.generator: Any = factory(**{k: v for k, v in offered.items() if k in accepted and (v or k == "model")})
+        self.generator: Any = generator_from_options(
+            backend, model=model, base_url=base_url, api_key=api_key, batch_size=batch_size
+        )
         self.mode = mode
         self.threshold = threshold
         self.max_completion_chars = max_completion_chars  # a megabyte completion must not blow the context

@@ -43,6 +43,10 @@ class VerifyRMFormat:
             f"<completion>{self.shorten(completion)}</completion>"
         )
 
+    def render_items(self, items: Sequence[Any]) -> list[str]:
+        """``render`` for anything with question, reference and completion (items, training rows)."""
+        return [self.render(it.question, it.reference, it.completion) for it in items]
+
     def save(self, folder: Path) -> None:
         (folder / SETTINGS_FILE).write_text(json.dumps(asdict(self), indent=2))
 
@@ -57,6 +61,12 @@ class VerifyRMFormat:
 
 def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def scores_from_logits(logits: Sequence[float], threshold: float) -> list[Score]:
+    """The reward of a one-logit reward model: ``sigmoid(logit)``, correct at ``>= threshold``."""
+    values = [sigmoid(x) for x in logits]
+    return [Score(v, v >= threshold, "model") for v in values]
 
 
 class VerifyRMReward:
@@ -92,14 +102,10 @@ class VerifyRMReward:
             )
 
     def texts(self, items: Sequence[Item]) -> list[str]:
-        return [self.format.render(it.question, it.reference, it.completion) for it in items]
+        return self.format.render_items(items)
 
     def logits(self, items: Sequence[Item]) -> list[float]:
         return self.classifier.logits(self.texts(items))
 
     def score(self, items: Sequence[Item]) -> list[Score]:
-        out = []
-        for logit in self.logits(items):
-            value = sigmoid(logit)
-            out.append(Score(value, value >= self.threshold, "model"))
-        return out
+        return scores_from_logits(self.logits(items), self.threshold)

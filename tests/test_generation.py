@@ -12,6 +12,7 @@ import pytest
 from .models import require_packaged_smollm2
 
 from harness.generation import GENERATORS, SamplingParams, build_generator
+from harness.server.ports import free_port
 from harness.optional import MissingDependencyError
 
 CHAT = [{"role": "user", "content": "What is 2+2? Reply with just the number."}]
@@ -65,19 +66,13 @@ def test_transformers_sampling_n_stop_and_seed(smollm):
     assert [c.text for c in again] == [c.text for c in first]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def llama_server():
     if not os.environ.get("HARNESS_TEST_LLM_SERVER"):
         pytest.skip("starts a llama.cpp server; run with tox -e llm-server")
     gguf_path = require_packaged_smollm2()
     python = os.environ.get("HARNESS_TEST_LLM_SERVER_PYTHON", sys.executable)  # an env holding llama-cpp-python
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [python, "-m", "llama_cpp.server", "--model", gguf_path, "--host", "127.0.0.1",
          "--port", str(port), "--n_ctx", "2048", "--model_alias", "smollm2"],

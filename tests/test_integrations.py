@@ -9,7 +9,9 @@ import harness.integrations.openrlhf_reward_func as openrlhf_module
 from harness.integrations import _shared
 from harness.integrations.verl_compute_score import compute_score
 
-from .test_server import _free_port, _start_server, openrlhf_body
+from harness.server.ports import free_port
+
+from .test_server import _start_server, openrlhf_body
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +39,7 @@ def test_verl_compute_score():
 
 
 def test_adapters_through_a_real_server(monkeypatch):
-    port = _free_port()
+    port = free_port()
     proc = _start_server(port)
     try:
         monkeypatch.setenv("HARNESS_REWARD_URL", f"http://127.0.0.1:{port}")

@@ -3,7 +3,6 @@ real server processes on loopback."""
 
 import asyncio
 import json
-import socket
 import time
 
 import httpx
@@ -11,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from harness.server import ServerConfig, create_app
+from harness.server.ports import free_port
 from rewards import REWARDS, Score
 
 
@@ -126,12 +126,6 @@ def _wait_for(fetch, done, timeout=30.0):
     return value
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start_server(port, spec="rule"):
     from benchmarks.server_load import start_server
 
@@ -139,7 +133,7 @@ def _start_server(port, spec="rule"):
 
 
 def test_two_real_replicas_on_loopback():
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     procs = [_start_server(p) for p in ports]
     try:
         body = openrlhf_body([("What is 6*7?", "42", "\\boxed{42}")])

@@ -10,14 +10,13 @@ OpenRLHF's own argument definitions (:mod:`trainers.openrlhf_flags`) before anyt
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.server.ports import free_port, wait_for_port
 from trainers.grpo import GRPORunConfig
 from trainers.openrlhf_flags import check_command, read_flags
 
@@ -86,7 +85,7 @@ class OpenRLHFTrainer:
         cfg = self.config
         output = Path(cfg.output)
         write_prompts(cfg, output / "prompts.jsonl")
-        port = _free_port()
+        port = free_port()
         command = self.command(f"http://127.0.0.1:{port}/get_reward")
         if self.dry_run:
             print(" ".join(command))
@@ -95,25 +94,8 @@ class OpenRLHFTrainer:
         server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--reward", cfg.reward, "--port", str(port),
                                    "--items-per-step", str(items_per_step)])
         try:
-            _wait_for_port(port)
+            wait_for_port(port)
             return subprocess.run(command, check=True)
         finally:
             server.terminate()
             server.wait(timeout=60)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for_port(port: int, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"the reward server did not open port {port}")

@@ -21,7 +21,8 @@ from harness.store import ItemRow, MetricRow, NewRun, RunRecord, RunStore
 from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
 from rewards.classifier import ClassifierConfig, SequenceClassifier
 from rewards.contract import Score
-from rewards.verifyrm import VerifyRMFormat, sigmoid
+from rewards.verifyrm import VerifyRMFormat, scores_from_logits
+from suites.contract import Metric
 from suites.metrics import verifier_metrics
 from trainers.rm_data import LabelledRow, split_by_question, write_jsonl
 
@@ -44,6 +45,12 @@ class RMTrainConfig:
     dtype: str = "auto"
     save_every: int = 200
     format: VerifyRMFormat = field(default_factory=VerifyRMFormat)
+
+
+def _summary(metrics: Sequence[Metric]) -> dict[str, float]:
+    """The validation figures kept in the training history."""
+    wanted = ("accuracy", "precision", "recall", "f1")
+    return {f"val_{m.name}": m.value for m in metrics if m.name in wanted and m.value is not None}
 
 
 def _batches(lengths: Sequence[int], batch_size: int, rng: random.Random) -> list[list[int]]:
@@ -89,8 +96,7 @@ class VerifyRMTrainer:
         clf.load()
         torch = clf._torch
         torch.manual_seed(cfg.seed)
-        texts = [cfg.format.render(r.question, r.reference, r.completion) for r in train_rows]
-        encoded = clf.encode(texts)
+        encoded = clf.encode(cfg.format.render_items(train_rows))
         labels = [1.0 if r.label else 0.0 for r in train_rows]
         steps_per_epoch = -(-len(encoded) // cfg.batch_size)
         total_steps = steps_per_epoch * cfg.epochs
@@ -105,6 +111,7 @@ class VerifyRMTrainer:
         history: list[dict[str, float]] = list(state["history"]) if state else []
         loss_fn = torch.nn.BCEWithLogitsLoss()
         began = time.perf_counter()
+        validation: tuple[list[Metric], list[Score]] | None = None  # of the model as it ends training
 
         for epoch in range(step // steps_per_epoch, cfg.epochs):
             batches = _batches([len(e) for e in encoded], cfg.batch_size, random.Random(cfg.seed * 1000 + epoch))
@@ -127,8 +134,8 @@ class VerifyRMTrainer:
                 if cfg.save_every and step % cfg.save_every == 0:
                     self._save_checkpoint(clf, optimizer, scheduler, {"step": step, "history": history})
             clf.model.eval()
-            val_metrics = self._validate(clf, val_rows)[0]
-            history.append({"epoch": epoch + 1, "train_loss": running / max(1, len(batches)), **val_metrics})
+            validation = self._validate(clf, val_rows)
+            history.append({"epoch": epoch + 1, "train_loss": running / max(1, len(batches)), **_summary(validation[0])})
             self._save_checkpoint(clf, optimizer, scheduler, {"step": step, "history": history})
 
         clf.model.eval()
@@ -140,26 +147,21 @@ class VerifyRMTrainer:
         )
         if store is None:
             return None
-        return self._store_run(store, clf, val_rows, history, source, time.perf_counter() - began)
+        if validation is None:  # every epoch was done before this resume
+            validation = self._validate(clf, val_rows)
+        return self._store_run(store, val_rows, validation, history, source, time.perf_counter() - began)
 
-    def _validate(self, clf: SequenceClassifier, rows: Sequence[LabelledRow]) -> tuple[dict[str, float], list[Score]]:
-        texts = [self.config.format.render(r.question, r.reference, r.completion) for r in rows]
-        scores = []
-        for logit in clf.logits(texts):
-            value = sigmoid(logit)
-            scores.append(Score(value, value >= 0.5, "model"))
-        metrics = verifier_metrics([r.label for r in rows], scores, [r.source for r in rows])
-        wanted = ("accuracy", "precision", "recall", "f1")
-        return {f"val_{m.name}": m.value for m in metrics if m.name in wanted and m.value is not None}, scores
+    def _validate(self, clf: SequenceClassifier, rows: Sequence[LabelledRow]) -> tuple[list[Metric], list[Score]]:
+        scores = scores_from_logits(clf.logits(self.config.format.render_items(rows)), 0.5)
+        return verifier_metrics([r.label for r in rows], scores, [r.source for r in rows]), scores
 
     def _store_run(
-        self, store: RunStore, clf: SequenceClassifier, val_rows: Sequence[LabelledRow], history: list, source: str,
-        wall: float,
+        self, store: RunStore, val_rows: Sequence[LabelledRow], validation: tuple[list[Metric], list[Score]],
+        history: list, source: str, wall: float,
     ) -> RunRecord:
         from harness.evaluate import package_versions
 
-        _, scores = self._validate(clf, val_rows)
-        metrics = verifier_metrics([r.label for r in val_rows], scores, [r.source for r in val_rows])
+        metrics, scores = validation
         run_id = store.begin(
             NewRun(
                 kind="rm-train",

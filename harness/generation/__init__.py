@@ -22,4 +22,15 @@ def build_generator(spec: str | ComponentSpec) -> Generator:
     return build(GENERATORS, spec)
 
 
-__all__ = ["GENERATORS", "Completion", "Generator", "Prompt", "SamplingParams", "build_generator"]
+def generator_from_options(backend: str, **options: object) -> Generator:
+    """The ``backend`` generator given whichever of ``options`` it accepts; empty values are left out so the
+    backend's own defaults (and environment variables, for ``openai``) apply. Rewards that own a generator
+    (``judge``, ``cooper``'s assistant) take flat options such as ``model`` and ``base_url`` this way."""
+    from harness.spec import option_types
+
+    factory = GENERATORS.get(backend)
+    accepted = option_types(factory)
+    return factory(**{k: v for k, v in options.items() if k in accepted and v not in ("", None)})
+
+
+__all__ = ["GENERATORS", "Completion", "Generator", "Prompt", "SamplingParams", "build_generator", "generator_from_options"]
