@@ -11,13 +11,14 @@ import click
 
 from harness import __version__
 from harness.optional import MissingDependencyError
+from harness.published import PublishedDataError
 from harness.registry import RegistryError
 from harness.report import FORMATS, Table, category_table, compare_table, metrics_table, render_text, run_summary, runs_table, to_rich
 from harness.spec import SpecError
 from harness.store import RunStore, StoreError
 from suites.loading import DataError
 
-_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError)
+_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError)
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -341,25 +342,32 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
 @click.option("--backend", default="hf", show_default=True, help="lm-eval model type: hf, vllm, local-chat-completions.")
 @click.option("--model-args", default="", help="lm-eval model_args (default: pretrained=MODEL).")
 @click.option("--suites", "benchmarks", default="gsm8k,svamp,math500,olympiadbench,math_odyssey", show_default=True,
-              help="Comma-separated: gsm8k, svamp, math500, olympiadbench, math_odyssey, aime24, aime25, amc23, minerva_math.")
+              help="Comma-separated: gsm8k, svamp, math500, olympiadbench, math_odyssey, aime24, aime25, amc23, minerva_math, "
+                   "or .jsonl files with question and answer fields.")
 @click.option("--preset", type=click.Choice(["cooper", "greedy"]), default="cooper", show_default=True,
               help="cooper: temperature 0.7, top-p 0.95, 8 samples, mean accuracy; greedy: one greedy sample.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N problems of each benchmark.")
 @click.option("--max-gen-toks", type=click.IntRange(min=1), default=512, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--base-policy", default="", help="The untrained policy (for tables); default: from the training run in "
+              "the store that wrote MODEL, else MODEL itself.")
+@click.option("--trained-with", default="", help="The reward spec MODEL was trained with (for tables); default: from "
+              "the training run in the store, else none.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.pass_context
 @_friendly
 def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args: str, benchmarks: str, preset: str,
-                        limit: int | None, max_gen_toks: int, batch_size: int, fmt: str) -> None:
+                        limit: int | None, max_gen_toks: int, batch_size: int, base_policy: str, trained_with: str,
+                        fmt: str) -> None:
     """Evaluate a policy on the math benchmarks through lm-eval, scored by the rule reward; prints Table 3's columns."""
     from harness.generation.hf import resolve_causal_lm
-    from suites.math_eval import PolicyEvalRequest, evaluate_and_store
+    from suites.math_eval import PolicyEvalRequest, evaluate_and_store, with_lineage
 
     path = resolve_causal_lm(model) if backend == "hf" else model
+    store = _store(ctx)
     request = PolicyEvalRequest(path, tuple(b.strip() for b in benchmarks.split(",") if b.strip()), backend,
-                                model_args, preset, limit, max_gen_toks, batch_size)
-    run = evaluate_and_store(request, _store(ctx))
+                                model_args, preset, limit, max_gen_toks, batch_size, base_policy, trained_with)
+    run = evaluate_and_store(with_lineage(request, store, model), store)
     _emit([category_table([run], "Policy accuracy (%)")], fmt)
 
 
@@ -368,18 +376,28 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
 @click.argument("run_refs", nargs=-1)
 @click.option("--suite", default=None, help="Without RUN arguments: the latest complete runs of this suite.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv", "table"]), default="markdown", show_default=True)
+@click.option("--published", "published_mode", type=click.Choice(["matched", "all", "none"]), default="matched",
+              show_default=True, help="The papers' figures beside the runs: for the same rows, every row of the "
+              "paper's table (\"—\" where not run), or none.")
+@click.option("--published-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Reference figures of the same shape as harness/data/published.yaml, instead of the packaged ones.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv", "json", "table"]), default="markdown",
+              show_default=True)
 @click.pass_context
 @_friendly
-def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int, fmt: str) -> None:
-    """Render stored runs in a paper's table layout."""
-    from harness.tables import LAYOUTS, render_latex
+def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int,
+                   published_mode: str, published_file: str | None, fmt: str) -> None:
+    """Render stored runs in a paper's table layout, with the papers' published figures beside them."""
+    from harness.published import load_published
+    from harness.tables import RUN_KINDS, paper_table, render_latex
 
     store = _store(ctx)
-    runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, status="complete", limit=limit)
-    if not runs:
-        raise click.UsageError("no runs: give RUN ids or --suite with complete runs")
-    table = LAYOUTS[layout](runs)
+    runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete", limit=limit)
+    if not runs and published_mode != "all":
+        raise click.UsageError("no runs: give RUN ids or --suite with complete runs (or --published all for the "
+                               "papers' rows alone)")
+    published = None if published_mode == "none" else load_published(published_file)
+    table = paper_table(layout, runs, published, published_mode)
     if fmt == "latex":
         click.echo(render_latex(table))
     else:
@@ -387,7 +405,9 @@ def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], s
 
 
 @main.command("plot")
-@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "scores"]), required=True)
+@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "scores"]), required=True,
+              help="training: held-out accuracy and training reward per step, one line per run; rm-accuracy: "
+              "Cooper's probe accuracy over updates; scores: score histograms of correct vs incorrect, one panel per run.")
 @click.argument("run_refs", nargs=-1, required=True)
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="File stem; .png and .svg are written.")
 @click.pass_context
@@ -396,14 +416,7 @@ def plot_command(ctx: click.Context, kind: str, run_refs: tuple[str, ...], outpu
     """Figures from stored runs: training dynamics, Cooper's RM accuracy, score distributions."""
     from pathlib import Path
 
-    from harness import plots
+    from harness.plots import FIGURES
 
-    store = _store(ctx)
-    if kind == "training":
-        paths = plots.training_dynamics(store, run_refs, Path(output))
-    elif kind == "rm-accuracy":
-        paths = plots.reward_model_accuracy(store, run_refs, Path(output))
-    else:
-        paths = plots.score_distribution(store, run_refs[0], Path(output))
-    for path in paths:
+    for path in FIGURES[kind](_store(ctx), run_refs, Path(output)):
         click.echo(str(path))

@@ -79,20 +79,26 @@ def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path)
     return paths
 
 
-def score_distribution(store: RunStore, run_id: str, output: Path) -> list[Path]:
-    """Histogram of a reward's scores for completions labelled correct versus incorrect (an eval run)."""
+def score_distribution(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
+    """Histograms of rewards' scores for completions labelled correct versus incorrect, one panel per eval run."""
     plt = _pyplot()
-    run = store.get(run_id)
-    items = store.items(run.id)
-    correct = [i.value for i in items if i.label and i.value is not None]
-    wrong = [i.value for i in items if i.label is False and i.value is not None]
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    runs = [store.get(ref) for ref in run_ids]
+    fig, axes = plt.subplots(1, len(runs), figsize=(6 * len(runs), 3.5), squeeze=False)
     bins = [i / 20 for i in range(21)]
-    ax.hist([correct, wrong], bins=bins, label=[f"labelled correct ({len(correct)})", f"labelled incorrect ({len(wrong)})"])
-    ax.set_xlabel("reward")
-    ax.set_ylabel("completions")
-    ax.set_title(f"{run.reward} on {run.suite}")
-    ax.legend(fontsize=8)
+    for ax, run in zip(axes[0], runs):
+        items = store.items(run.id)
+        correct = [i.value for i in items if i.label and i.value is not None]
+        wrong = [i.value for i in items if i.label is False and i.value is not None]
+        ax.hist([correct, wrong], bins=bins,
+                label=[f"labelled correct ({len(correct)})", f"labelled incorrect ({len(wrong)})"])
+        ax.set_xlabel("reward")
+        ax.set_ylabel("completions")
+        ax.set_title(f"{_label(run.reward)} on {run.suite}")
+        ax.legend(fontsize=8)
     paths = _save(fig, output)
     plt.close(fig)
     return paths
+
+
+# `harness plot --kind NAME`: each figure takes the store, the run references and the output stem.
+FIGURES = {"training": training_dynamics, "rm-accuracy": reward_model_accuracy, "scores": score_distribution}

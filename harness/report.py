@@ -9,8 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.store import RunRecord
@@ -24,13 +24,15 @@ class Table:
     headers: list[str]
     rows: list[list[Any]]
     percent_columns: frozenset[int] = frozenset()
+    notes: tuple[str, ...] = ()  # sources and caveats, printed under the table
+    decimals: Mapping[int, int] = field(default_factory=dict)  # per percent column; 1 otherwise
 
     def cell(self, row: int, col: int) -> str:
         value = self.rows[row][col]
         if value is None:
             return "—"
         if isinstance(value, float):
-            return f"{100 * value:.1f}" if col in self.percent_columns else f"{value:.4f}"
+            return f"{100 * value:.{self.decimals.get(col, 1)}f}" if col in self.percent_columns else f"{value:.4f}"
         return str(value)
 
     def as_records(self) -> list[dict[str, Any]]:
@@ -111,7 +113,10 @@ def run_summary(run: RunRecord) -> list[tuple[str, str]]:
 def render_text(table: Table, fmt: str) -> str:
     """``markdown``, ``csv`` or ``json`` text of a table."""
     if fmt == "json":
-        return json.dumps({"title": table.title, "rows": table.as_records()}, indent=2, default=str)
+        payload: dict[str, Any] = {"title": table.title, "rows": table.as_records()}
+        if table.notes:
+            payload["notes"] = list(table.notes)
+        return json.dumps(payload, indent=2, default=str)
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf)
@@ -122,14 +127,16 @@ def render_text(table: Table, fmt: str) -> str:
         from tabulate import tabulate
 
         cells = [[table.cell(r, c) for c in range(len(table.headers))] for r in range(len(table.rows))]
-        return f"**{table.title}**\n\n" + tabulate(cells, headers=table.headers, tablefmt="github")
+        notes = "\n\n" + "\n".join(f"{i}. {note}" for i, note in enumerate(table.notes, 1)) if table.notes else ""
+        return f"**{table.title}**\n\n" + tabulate(cells, headers=table.headers, tablefmt="github", disable_numparse=True) + notes
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
 def to_rich(table: Table) -> Any:
     from rich.table import Table as RichTable
 
-    out = RichTable(title=table.title, title_justify="left")
+    out = RichTable(title=table.title, title_justify="left", caption="\n".join(table.notes) or None,
+                    caption_justify="left")
     for i, header in enumerate(table.headers):
         out.add_column(header, justify="right" if i >= 1 and _numeric_column(table, i) else "left")
     for r in range(len(table.rows)):

@@ -296,11 +296,13 @@ class RunStore:
         return _run_from_row(row, [MetricRow(n, v, _bool_or_none(h), c, g) for n, v, h, c, g in metrics])
 
     def runs(
-        self, *, suite: str | None = None, reward: str | None = None, status: str | None = None, limit: int = 50
+        self, *, suite: str | None = None, reward: str | None = None, status: str | None = None,
+        kind: str | None = None, limit: int = 50,
     ) -> list[RunRecord]:
         """Newest first, optionally filtered; metrics included."""
-        clauses, args = [], []
-        for column, value in (("suite", suite), ("reward", reward), ("status", status)):
+        clauses: list[str] = []
+        args: list[Any] = []
+        for column, value in (("suite", suite), ("reward", reward), ("status", status), ("kind", kind)):
             if value is not None:
                 clauses.append(f"{column}=?")
                 args.append(value)
@@ -313,6 +315,24 @@ class RunStore:
                 )
             ]
         return [self.get(i) for i in ids]
+
+    def training_run_for(self, model: str | os.PathLike[str]) -> RunRecord | None:
+        """The newest complete training run whose output folder holds ``model`` (its ``final`` or a checkpoint).
+
+        This is how a policy evaluation learns which base policy and which reward produced the weights it scores,
+        without the user restating them.
+        """
+        target = Path(model).expanduser().resolve()
+        with self._connect() as db:
+            ids = [r[0] for r in db.execute(
+                "SELECT id FROM runs WHERE kind='train' AND status=? ORDER BY created_at DESC, id DESC", (STATUS_COMPLETE,)
+            )]
+        for run_id in ids:
+            run = self.get(run_id)
+            output = run.config.get("output")
+            if output and (target == Path(output).expanduser().resolve() or Path(output).expanduser().resolve() in target.parents):
+                return run
+        return None
 
     def items(self, ref: str) -> list[ItemRow]:
         run_id = self.resolve(ref)

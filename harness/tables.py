@@ -1,12 +1,22 @@
 """The papers' table layouts from stored runs: VerifyBench's accuracy by answer type, Cooper's Table 3, and the
-robustness suite's table. Rendered as Markdown, LaTeX or CSV (``harness tables``)."""
+robustness suite's table. Rendered as Markdown, LaTeX or CSV (``harness tables``).
+
+Where a paper published a figure for the same system as a stored run (see :mod:`harness.published`), the
+paper's figure is shown in a column beside the run's, with the paper row and its source; with ``all``, the
+paper's other rows are listed too, with "—" in the columns of runs that were not made.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
+from harness.published import Published, PublishedRow, caveats
 from harness.report import Table, category_table
 from harness.store import RunRecord
+
+PUBLISHED_MODES: tuple[str, ...] = ("matched", "all", "none")
 
 _VERIFYBENCH_COLUMNS = {"Numeric": "Num", "Expression": "Exp", "Multi-choice": "MC", "String": "Str"}
 _TABLE3 = ("GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey")
@@ -16,24 +26,113 @@ def _by_name(run: RunRecord) -> dict[str, float | None]:
     return {m.name: m.value for m in run.metrics}
 
 
-def verifybench_layout(runs: Sequence[RunRecord]) -> Table:
-    headers = ["Reward", *_VERIFYBENCH_COLUMNS.values(), "AVG"]
-    rows = []
-    for run in runs:
-        m = _by_name(run)
-        rows.append([run.reward, *(m.get(f"accuracy/{c}") for c in _VERIFYBENCH_COLUMNS), m.get("accuracy")])
-    return Table("Accuracy by answer type (%)", headers, rows, frozenset(range(1, len(headers))))
+def _mean(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
 
 
-def cooper_rl_layout(runs: Sequence[RunRecord]) -> Table:
-    headers = ["Policy", *_TABLE3, "Avg"]
-    rows = []
-    for run in runs:
-        m = _by_name(run)
-        values = [m.get(f"accuracy/{c}") for c in _TABLE3]
-        present = [v for v in values if v is not None]
-        rows.append([run.data_source, *values, sum(present) / len(present) if present else None])
-    return Table("Policy accuracy on math benchmarks (%)", headers, rows, frozenset(range(1, len(headers))))
+@dataclass(frozen=True)
+class Layout:
+    """A paper's table: the columns naming a row, the value columns, and how a stored run fills them."""
+
+    title: str
+    keys: tuple[str, ...]
+    columns: tuple[str, ...]
+    row: Callable[[RunRecord], tuple[list[Any], list[float | None]]]
+    key_of_published: Callable[[PublishedRow], list[Any]]
+
+
+def _verifybench_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
+    m = _by_name(run)
+    return [run.reward], [*(m.get(f"accuracy/{c}") for c in _VERIFYBENCH_COLUMNS), m.get("accuracy")]
+
+
+def _verifybench_key(row: PublishedRow) -> list[Any]:
+    spec = row.match.get("reward", "")
+    if "model" in row.match:
+        spec += f":model={row.match['model']}"
+    return [spec]
+
+
+def _cooper_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
+    m = _by_name(run)
+    values = [m.get(f"accuracy/{c}") for c in _TABLE3]
+    policy = run.config.get("base_policy") or run.data_source
+    return [policy, run.config.get("trained_with") or "none"], [*values, _mean(values)]
+
+
+def _cooper_key(row: PublishedRow) -> list[Any]:
+    return [row.match.get("policy", ""), row.match.get("reward", "")]
+
+
+# Which stored runs a layout reads when none are named.
+RUN_KINDS = {"verifybench": "reward-eval", "verifybench-hard": "reward-eval", "cooper-rl": "policy-eval",
+             "robustness": "reward-eval"}
+
+LAYOUTS: dict[str, Layout] = {
+    "verifybench": Layout("Accuracy by answer type (%)", ("Reward",), (*_VERIFYBENCH_COLUMNS.values(), "AVG"),
+                          _verifybench_row, _verifybench_key),
+    "verifybench-hard": Layout("Accuracy by answer type (%)", ("Reward",), (*_VERIFYBENCH_COLUMNS.values(), "AVG"),
+                               _verifybench_row, _verifybench_key),
+    "cooper-rl": Layout("Policy accuracy on math benchmarks (%)", ("Policy", "Trained with"), (*_TABLE3, "Avg"),
+                        _cooper_row, _cooper_key),
+}
+
+
+def paper_table(layout: str, runs: Sequence[RunRecord], published: Published | None = None,
+                mode: str = "matched") -> Table:
+    """One row per run in the layout; with published figures, each value column has the paper's beside it."""
+    if mode not in PUBLISHED_MODES:
+        raise ValueError(f"unknown published mode {mode!r}; choose {', '.join(PUBLISHED_MODES)}")
+    if layout == "robustness":
+        return robustness_layout(runs)
+    spec = LAYOUTS[layout]
+    ours = [spec.row(run) for run in runs]
+    if published is None or mode == "none" or not published.for_layout(layout):
+        headers = [*spec.keys, *spec.columns]
+        plain = [[*keys, *values] for keys, values in ours]
+        return Table(spec.title, headers, plain, frozenset(range(len(spec.keys), len(headers))))
+
+    paper_rows = published.for_layout(layout)
+    headers = list(spec.keys)
+    for column in spec.columns:
+        headers += [column, f"{column} (paper)"]
+    headers += ["Paper row", "Source"]
+    first = len(spec.keys)
+    percent = frozenset(range(first, first + 2 * len(spec.columns)))
+    decimals = {first + 2 * i + 1: 2 for i in range(len(spec.columns))}  # the papers print two decimals
+
+    def paper_values(row: PublishedRow | None) -> list[float | None]:
+        return [None if row is None else round(row.values[layout][c] / 100, 6) for c in spec.columns]
+
+    def interleave(a: list[float | None], b: list[float | None]) -> list[float | None]:
+        return [v for pair in zip(a, b) for v in pair]
+
+    rows: list[list[Any]] = []
+    shown: list[PublishedRow] = []
+    run_notes: list[str] = []
+    for run, (keys, values) in zip(runs, ours):
+        match = published.matching(layout, run)
+        if match is not None:
+            run_notes += caveats(published, layout, run)
+            if match not in shown:
+                shown.append(match)
+        rows.append([*keys, *interleave(values, paper_values(match)),
+                     match.system if match else None, match.source.cite if match else None])
+    if mode == "matched" and not shown:
+        return paper_table(layout, runs, None)  # no run has a paper row: the paper columns would be all "—"
+    if mode == "all":
+        for row in paper_rows:
+            if row not in shown:
+                shown.append(row)
+                rows.append([*spec.key_of_published(row), *interleave([None] * len(spec.columns), paper_values(row)),
+                             row.system, row.source.cite])
+    notes: list[str] = []
+    for source in dict.fromkeys(row.source for row in shown):
+        notes.append(f"{source.cite}" + (f" ({source.url})" if source.url else "") + (f": {source.note}" if source.note else ""))
+    notes += [f"{row.system}: {row.note}" for row in shown if row.note]
+    notes += run_notes
+    return Table(spec.title, headers, rows, percent, tuple(notes), decimals)
 
 
 def robustness_layout(runs: Sequence[RunRecord]) -> Table:
@@ -44,16 +143,13 @@ def robustness_layout(runs: Sequence[RunRecord]) -> Table:
     return Table(base.title, headers, rows, frozenset(range(1, len(headers))))
 
 
-LAYOUTS: dict[str, Callable[[Sequence[RunRecord]], Table]] = {
-    "verifybench": verifybench_layout,
-    "verifybench-hard": verifybench_layout,
-    "cooper-rl": cooper_rl_layout,
-    "robustness": robustness_layout,
-}
+def layout_names() -> list[str]:
+    return [*LAYOUTS, "robustness"]
 
 
 def render_latex(table: Table) -> str:
     from tabulate import tabulate
 
     cells = [[table.cell(r, c) for c in range(len(table.headers))] for r in range(len(table.rows))]
-    return tabulate(cells, headers=table.headers, tablefmt="latex_booktabs")
+    text = tabulate(cells, headers=table.headers, tablefmt="latex_booktabs", disable_numparse=True)
+    return text + "".join(f"\n% {note}" for note in table.notes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,9 +78,25 @@ DISPLAY = {"gsm8k": "GSM8K", "svamp": "SVAMP", "math500": "MATH500", "olympiadbe
            "aime24": "AIME24", "aime25": "AIME25", "amc23": "AMC23", "minerva_math": "Minerva"}
 
 
+def display_name(name: str) -> str:
+    """The column name of a benchmark: Table 3's for the named ones, the file's stem for a jsonl file."""
+    return DISPLAY.get(name, Path(name).stem if name.endswith(".jsonl") else name)
+
+
+def task_name(name: str) -> str:
+    """An lm-eval task name for a benchmark (letters, digits and underscores only)."""
+    return "harness_" + re.sub(r"\W", "_", name if name in BENCHMARKS else Path(name).stem)
+
+
 def normalised_records(name: str, limit: int | None = None) -> list[dict[str, str]]:
+    """(prompt, answer) records of a named benchmark, or of a jsonl file with question and answer fields."""
     if name not in BENCHMARKS:
-        raise DataError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
+        if not name.endswith(".jsonl"):
+            raise DataError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}, or a .jsonl file with "
+                            "question and answer fields")
+        from suites.math_data import load_problems
+
+        return [{"prompt": p.question.strip() + PROMPT_SUFFIX, "answer": p.answer} for p in load_problems(name, "test", limit)]
     bench = BENCHMARKS[name]
     out = []
     for file in bench.files:

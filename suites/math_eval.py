@@ -12,7 +12,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import yaml
 from harness.optional import require
 from rewards.contract import Item
 from rewards.lazy import LazyReward
-from suites.math_benchmarks import BENCHMARKS, normalised_records
+from suites.math_benchmarks import normalised_records, task_name
 
 PRESETS: dict[str, dict[str, Any]] = {
     "cooper": {"repeats": 8, "generation": {"do_sample": True, "temperature": 0.7, "top_p": 0.95}},
@@ -53,6 +53,8 @@ class PolicyEvalRequest:
     limit: int | None = None
     max_gen_toks: int = 512
     batch_size: int = 8
+    base_policy: str = ""  # the untrained policy these weights came from; found in the store when empty
+    trained_with: str = ""  # the reward spec they were trained with; "" for an untrained policy
 
 
 def write_tasks(folder: Path, request: PolicyEvalRequest) -> list[str]:
@@ -65,22 +67,24 @@ def write_tasks(folder: Path, request: PolicyEvalRequest) -> list[str]:
         (folder / name).write_bytes((tasks_dir / name).read_bytes())
     names = []
     for bench in request.benchmarks:
-        if bench not in BENCHMARKS:
-            raise ValueError(f"unknown benchmark {bench!r}; known: {', '.join(BENCHMARKS)}")
-        data = folder / f"{bench}.jsonl"
+        name = task_name(bench)
+        if name in names:
+            raise ValueError(f"benchmark {bench!r} is given twice (as task {name})")
+        data = folder / f"{name}.jsonl"
+        records = normalised_records(bench, request.limit)
         with data.open("w", encoding="utf-8") as fh:
-            for rec in normalised_records(bench, request.limit):
+            for rec in records:
                 fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
         task = {
             "include": "_harness_math.yaml",
-            "task": f"harness_{bench}",
+            "task": name,
             "dataset_kwargs": {"data_files": {"test": str(data)}},
             "repeats": preset["repeats"],
             "generation_kwargs": {"until": [], "max_gen_toks": request.max_gen_toks, **preset["generation"]},
             "filter_list": [{"name": "all", "filter": [{"function": "take_first_k", "k": preset["repeats"]}]}],
         }
-        (folder / f"harness_{bench}.yaml").write_text(yaml.safe_dump(task, sort_keys=False))
-        names.append(f"harness_{bench}")
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(task, sort_keys=False))
+        names.append(name)
     return names
 
 
@@ -116,13 +120,27 @@ def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def with_lineage(request: PolicyEvalRequest, store: Any, name: str = "") -> PolicyEvalRequest:
+    """Fill in the base policy and training reward from the training run that wrote ``request.model``.
+
+    ``name`` is how the user named the policy (``smollm2-135m`` rather than its cache folder). Values the user
+    gave are kept; a policy no training run wrote is its own base, trained with nothing.
+    """
+    if request.base_policy and request.trained_with:
+        return request
+    trained = store.training_run_for(request.model) if Path(request.model).exists() else None
+    base = request.base_policy or (str(trained.config.get("policy", "")) if trained else "") or name or request.model
+    reward = request.trained_with or (trained.reward if trained else "")
+    return replace(request, base_policy=base, trained_with=reward)
+
+
 def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
     """Run :func:`evaluate_policy` and store it as a ``policy-eval`` run (Table 3 columns, Avg = mean)."""
     import time
 
     from harness.evaluate import package_versions
     from harness.store import MetricRow, NewRun
-    from suites.math_benchmarks import DISPLAY
+    from suites.math_benchmarks import display_name
 
     began = time.perf_counter()
     run_id = store.begin(NewRun(
@@ -132,7 +150,7 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
     ))
     with store.guard(run_id):
         accuracy = evaluate_policy(request)
-    rows = [MetricRow(f"accuracy/{DISPLAY.get(b, b)}", v, True, 1, "by_category") for b, v in accuracy.items()]
+    rows = [MetricRow(f"accuracy/{display_name(b)}", v, True, 1, "by_category") for b, v in accuracy.items()]
     rows.append(MetricRow("accuracy", sum(accuracy.values()) / len(accuracy), True, len(accuracy), "overall"))
     store.complete(run_id, [], rows, time.perf_counter() - began)
     return store.get(run_id)

@@ -7,7 +7,7 @@ import yaml
 from click.testing import CliRunner
 
 from harness.cli import main
-from suites.math_benchmarks import normalised_records
+from suites.math_benchmarks import display_name, normalised_records
 from suites.math_eval import PolicyEvalRequest, process_results, write_tasks
 
 from .models import require_packaged_smollm2
@@ -37,9 +37,22 @@ def test_task_yaml_and_presets(tmp_path, data_root):
     task = yaml.safe_load((tmp_path / "harness_gsm8k.yaml").read_text())
     assert task["include"] == "_harness_math.yaml" and task["repeats"] == 8
     assert task["generation_kwargs"]["temperature"] == 0.7 and task["generation_kwargs"]["top_p"] == 0.95
-    assert len((tmp_path / "gsm8k.jsonl").read_text().splitlines()) == 3
+    assert len((tmp_path / "harness_gsm8k.jsonl").read_text().splitlines()) == 3
     with pytest.raises(ValueError, match="unknown benchmark"):
         write_tasks(tmp_path, PolicyEvalRequest("m", ("gsm9k",)))
+
+
+def test_a_jsonl_file_is_a_benchmark(tmp_path, data_root):
+    own = tmp_path / "my-sums.jsonl"
+    own.write_text('{"question": "What is 2 + 3?", "answer": "5"}\n{"question": "What is 4 + 4?", "answer": "#### 8"}\n')
+    (tmp_path / "t").mkdir()
+    names = write_tasks(tmp_path / "t", PolicyEvalRequest("m", (str(own), "svamp"), limit=2))
+    assert names == ["harness_my_sums", "harness_svamp"]
+    records = [json.loads(line) for line in (tmp_path / "t" / "harness_my_sums.jsonl").read_text().splitlines()]
+    assert [r["answer"] for r in records] == ["5", "8"] and records[0]["prompt"].endswith("\\boxed{}.")
+    assert display_name(str(own)) == "my-sums" and display_name("olympiadbench") == "OB-EN"
+    with pytest.raises(ValueError, match="given twice"):
+        write_tasks(tmp_path / "t", PolicyEvalRequest("m", ("svamp", "svamp")))
 
 
 def test_process_results_is_the_rule_reward():

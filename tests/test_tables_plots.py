@@ -14,15 +14,16 @@ def test_tables_match_the_golden_files(store, data_root, name):
 
 def test_cooper_rl_layout_from_policy_runs(store):
     from harness.store import MetricRow
-    from harness.tables import cooper_rl_layout
+    from harness.tables import paper_table
 
-    run_id = store.begin(NewRun("policy-eval", "rule", "math:gsm8k,svamp", "Qwen2.5-1.5B-Instruct+cooper", "h", 2, {}, {}))
+    run_id = store.begin(NewRun("policy-eval", "rule", "math:gsm8k,svamp", "/cache/q", "h", 2,
+                                {"base_policy": "Qwen2.5-1.5B-Instruct", "trained_with": "cooper:model=rm"}, {}))
     store.complete(run_id, [], [MetricRow("accuracy/GSM8K", 0.7, True, 1, "by_category"),
                                 MetricRow("accuracy/SVAMP", 0.5, True, 1, "by_category")], 1.0)
-    table = cooper_rl_layout([store.get(run_id)])
-    assert table.headers == ["Policy", "GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "Avg"]
-    assert table.rows[0][0] == "Qwen2.5-1.5B-Instruct+cooper" and table.rows[0][-1] == pytest.approx(0.6)
-    assert table.cell(0, 3) == "—"  # not run
+    table = paper_table("cooper-rl", [store.get(run_id)])
+    assert table.headers == ["Policy", "Trained with", "GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "Avg"]
+    assert table.rows[0][:2] == ["Qwen2.5-1.5B-Instruct", "cooper:model=rm"] and table.rows[0][-1] == pytest.approx(0.6)
+    assert table.cell(0, 4) == "—"  # not run
 
 
 def test_figures_are_written(store, tmp_path, data_root):
@@ -37,6 +38,23 @@ def test_figures_are_written(store, tmp_path, data_root):
                                         "heldout_accuracy": 0.05 * step, "rm_probe_accuracy": 0.6 + 0.05 * step})
     written = (plots.training_dynamics(store, [train_id], tmp_path / "dyn")
                + plots.reward_model_accuracy(store, [train_id], tmp_path / "rm")
-               + plots.score_distribution(store, eval_run.id, tmp_path / "scores"))
+               + plots.score_distribution(store, [eval_run.id, eval_run.id], tmp_path / "scores"))
     assert [p.suffix for p in written] == [".png", ".svg"] * 3
     assert all(p.stat().st_size > 1000 for p in written)
+
+
+def test_plot_command_writes_each_kind(store, tmp_path, data_root):
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    from harness.evaluate import EvalRequest, evaluate_reward
+
+    pytest.importorskip("matplotlib", reason="the plots extra is part of the test environment")
+    run = evaluate_reward(EvalRequest("rule", "sample"), store)
+    result = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", "scores", run.id,
+                                       "--output", str(tmp_path / "fig" / "scores")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == [str(tmp_path / "fig" / "scores.png"), str(tmp_path / "fig" / "scores.svg")]
+    missing = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", "training", "nope",
+                                        "--output", str(tmp_path / "t")])
+    assert missing.exit_code == 1 and "no run 'nope'" in missing.output

@@ -1,6 +1,6 @@
 """Regenerates tests/golden/*: the paper-layout tables rendered from runs of the rule reward, which is
 deterministic, on the packaged sample suite, the VerifyBench-Hard subset in ../shared/data and the robustness
-suite. Run from the repository root after a deliberate change to the rule reward or the layouts:
+suite, with the papers' published figures beside them where a paper has the same row. Run from the repository root after a deliberate change to the rule reward or the layouts:
 ``HARNESS_DATA_ROOT=../shared/data python tools/make_golden_tables.py``."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 from harness.evaluate import EvalRequest, evaluate_reward
 from harness.report import render_text
 from harness.store import RunStore
-from harness.tables import LAYOUTS, render_latex
+from harness.published import load_published
+from harness.tables import paper_table, render_latex
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 CASES = {
@@ -24,7 +25,7 @@ CASES = {
 def render(store: RunStore, name: str) -> dict[str, str]:
     suite, data, layout = CASES[name]
     run = evaluate_reward(EvalRequest("rule", suite, data), store)
-    table = LAYOUTS[layout]([run])
+    table = paper_table(layout, [run], load_published())
     return {"md": render_text(table, "markdown") + "\n", "tex": render_latex(table) + "\n"}
 
 
