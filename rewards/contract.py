@@ -47,6 +47,7 @@ class Item:
 REASON_VERIFIED = "verified"
 REASON_MISMATCH = "mismatch"
 REASON_NO_ANSWER = "no_answer_found"
+REASON_HEDGED = "hedged"  # several answers offered as alternatives, not all of them right
 REASON_TIMEOUT = "timeout"
 REASON_CRASHED = "crashed"
 REASON_UNPARSABLE_REFERENCE = "unparsable_reference"

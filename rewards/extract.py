@@ -19,10 +19,15 @@ _MAX_BOX_TRIES = 4
 
 @dataclass(frozen=True)
 class Extraction:
-    """An extracted final answer and the rule that found it (``boxed``, ``gsm8k``, ``answer_is``, ``tail``)."""
+    """An extracted final answer and the rule that found it (``boxed``, ``gsm8k``, ``answer_is``, ``tail``).
+
+    ``alternatives`` holds another boxed answer offered beside it as a choice ("either \\boxed{3} or
+    \\boxed{4}", see :func:`hedged_alternative`); a grader accepts the answer only if every alternative is right.
+    """
 
     text: str
     rule: str
+    alternatives: tuple[str, ...] = ()
 
 
 def _match_braces(text: str, open_at: int) -> int | None:
@@ -45,9 +50,9 @@ def _match_braces(text: str, open_at: int) -> int | None:
     return None
 
 
-def boxed_answers(text: str, limit: int = _MAX_BOX_TRIES) -> list[str]:
-    """Contents of the last ``limit`` balanced ``\\boxed{...}`` / ``\\fbox{...}``, last first."""
-    found: list[str] = []
+def _box_spans(text: str, limit: int) -> list[tuple[int, int, str]]:
+    """(start, end, contents) of the last ``limit`` ``\\boxed``/``\\fbox`` commands with an argument, last first."""
+    found: list[tuple[int, int, str]] = []
     end = len(text)
     tries = 0
     while tries < limit:
@@ -61,13 +66,40 @@ def boxed_answers(text: str, limit: int = _MAX_BOX_TRIES) -> list[str]:
         if j < len(text) and text[j] == "{":
             close = _match_braces(text, j)
             if close is not None:
-                found.append(text[j + 1 : close])
+                found.append((start, close + 1, text[j + 1 : close]))
         elif j < len(text):  # "\boxed 5": the argument is the next token
             token = re.match(r"[^\s$.,;]+", text[j : j + 200])
             if token:
-                found.append(token.group(0))
+                found.append((start, j + token.end(), token.group(0)))
         end = start
     return found
+
+
+def boxed_answers(text: str, limit: int = _MAX_BOX_TRIES) -> list[str]:
+    """Contents of the last ``limit`` balanced ``\\boxed{...}`` / ``\\fbox{...}``, last first."""
+    return [contents for _, _, contents in _box_spans(text, limit)]
+
+
+# Words that offer the reader a choice between two boxed answers: "either \boxed{3} or \boxed{4}".
+_HEDGE = re.compile(r"(?i)\b(?:or|either|maybe|perhaps|possibly)\b|/")
+_HEDGE_GAP_CHARS = 40
+
+
+def hedged_alternative(text: str) -> str | None:
+    """The boxed answer offered as an alternative to the last one, or None.
+
+    Only the last box counts, which defeats "\\boxed{4} \\boxed{5} \\boxed{6}"; but "either \\boxed{3} or
+    \\boxed{4}" would still pay whenever the last guess is right (hedged outputs, arXiv 2505.22203). Two boxes
+    joined by "or", "either", "maybe", "perhaps", "possibly" or "/" within a few words are alternatives.
+    """
+    spans = _box_spans(text, 2)
+    if len(spans) < 2:
+        return None
+    (last_start, _, last), (_, prev_end, prev) = spans
+    gap = text[prev_end:last_start]
+    if len(gap) > _HEDGE_GAP_CHARS or _HEDGE.search(gap) is None or not prev.strip():
+        return None
+    return None if canonical_latex(last) == canonical_latex(prev) else prev.strip()
 
 
 _GSM8K = re.compile(r"####[ \t]*([^\n]+)")
@@ -110,7 +142,8 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
     text = after_thinking(completion)
     boxed = boxed_answers(text, limit=1)
     if boxed and boxed[0].strip():
-        return Extraction(boxed[0].strip(), "boxed")
+        other = hedged_alternative(text)
+        return Extraction(boxed[0].strip(), "boxed", (other,) if other else ())
     gsm = None
     for gsm in _GSM8K.finditer(text):
         pass

@@ -16,6 +16,7 @@ from typing import Any
 
 from rewards.numeric import numeric_tuple, numeric_value
 from rewards.contract import (
+    REASON_HEDGED,
     REASON_MISMATCH,
     REASON_NO_ANSWER,
     REASON_UNPARSABLE_REFERENCE,
@@ -157,6 +158,9 @@ class MathGrader:
         gold = reference_answer(reference)
         extraction = extract_final_answer(completion, short_answer_chars=cfg.short_answer_chars)
         pred = extraction.text if extraction else None
+        for other in extraction.alternatives if extraction else ():  # "either \boxed{3} or \boxed{4}"
+            if self._grade(reference, f"\\boxed{{{other}}}").verdict is not True:
+                return Score.incorrect(REASON_HEDGED, pred)  # every answer offered must be right
 
         letter = choice_letter(gold, exact=True)
         if letter is not None:
@@ -167,6 +171,7 @@ class MathGrader:
 
         if pred is None:
             return self._grade_unanchored(gold, completion)
+        assert extraction is not None
 
         # Fast paths that decide without a LaTeX parse (most of the cost): identical forms, exact rationals.
         if canonical_latex(gold) and canonical_latex(gold) == canonical_latex(pred):
@@ -189,7 +194,6 @@ class MathGrader:
 
         # A boxed answer is LaTeX; an "answer is ..." phrase or a bare tail may be prose ("83 packages"), which
         # math-verify's own extraction reads better than a LaTeX parse of the whole phrase (see as_math_input).
-        assert extraction is not None
         pred_parsed = self._parse(f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred))
         return self._compare(gold, pred_parsed, pred)
 

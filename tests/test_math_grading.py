@@ -78,3 +78,16 @@ def test_plain_words():
 def test_long_answers_are_cut(grader):
     score = grader.grade("3", "\\boxed{" + "9" * 5000 + "}")
     assert score.verdict is False and len(score.answer) <= 200
+
+
+@pytest.mark.parametrize("reference, completion, verdict, reason", [
+    ("4", "It is either \\boxed{3} or \\boxed{4}.", False, "hedged"),
+    ("4", "\\boxed{3}/\\boxed{4}", False, "hedged"),
+    ("C", "Maybe \\boxed{A}, or perhaps \\boxed{C}", False, "hedged"),
+    ("2", "so \\boxed{2} or equivalently \\boxed{\\frac{4}{2}}", True, "verified"),  # both offered answers right
+    ("4", "x = \\boxed{3}. Adding the last apple gives a total of \\boxed{4}.", True, "verified"),  # no choice offered
+    ("4", "\\boxed{4} \\boxed{5} \\boxed{6}", False, "mismatch"),  # only the last box counts
+])
+def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference, completion, verdict, reason):
+    score = grader.grade(reference, completion)
+    assert (score.verdict, score.reason) == (verdict, reason)
