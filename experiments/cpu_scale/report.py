@@ -1,6 +1,6 @@
 """Summarises the CPU-scale runs in the store into docs/cpu_scale/: Markdown tables and the figures.
 
-    HARNESS_STORE=... python experiments/cpu_scale/report.py
+    HARNESS_STORE=... python experiments/cpu_scale/report.py [--docs FOLDER]
 
 Writes ``summary.md`` (one row per training run: the training reward and the rule accuracy of the same rollouts
 at the start and the end, held-out accuracy by step, the alarm, wall time), ``policies.md`` (the final
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness import plots
 from harness.published import load_published
-from harness.report import category_table, render_text
+from harness.report import Table, category_table, render_text
 from harness.store import RunRecord, RunStore
 from harness.tables import paper_table
 
@@ -46,21 +46,30 @@ def training_summary(store: RunStore, runs: list[RunRecord]) -> str:
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Tables and figures of the CPU-scale runs in the store.")
+    parser.add_argument("--docs", type=Path, default=DOCS, help=f"output folder (default {DOCS})")
+    docs = parser.parse_args().docs
     store = RunStore()
     trains = list(reversed(store.runs(kind="train", status="complete", limit=10)))
     policies = list(reversed(store.runs(kind="policy-eval", status="complete", limit=10)))
-    DOCS.mkdir(parents=True, exist_ok=True)
+    docs.mkdir(parents=True, exist_ok=True)
     summary = training_summary(store, trains)
-    (DOCS / "summary.md").write_text(summary)
+    (docs / "summary.md").write_text(summary)
     if policies:
-        by_benchmark = category_table(policies, "Final policies, greedy, first 40 problems (%)")
+        base = category_table(policies)
+        by_benchmark = Table("Final policies through harness eval-policy, greedy (%)",
+                             ["trained with", *base.headers[2:]],
+                             [[(r.config.get("trained_with") or "none (the base policy)").split(",")[0], *row[2:]]
+                              for r, row in zip(policies, base.rows)], frozenset(range(1, len(base.headers) - 1)))
         table3 = paper_table("cooper-rl", policies, load_published(), "all")
-        (DOCS / "policies.md").write_text(render_text(by_benchmark, "markdown") + "\n\n"
+        (docs / "policies.md").write_text(render_text(by_benchmark, "markdown") + "\n\n"
                                           + render_text(table3, "markdown") + "\n")
-    plots.training_dynamics(store, [r.id for r in trains], DOCS / "training_dynamics")
+    plots.training_dynamics(store, [r.id for r in trains], docs / "training_dynamics")
     cooper = [r.id for r in trains if r.reward.startswith("cooper")]
     if cooper:
-        plots.reward_model_accuracy(store, cooper, DOCS / "cooper_rm_accuracy")
+        plots.reward_model_accuracy(store, cooper, docs / "cooper_rm_accuracy")
     print(summary)
 
 
