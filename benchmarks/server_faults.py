@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.server_load import start_server
+from benchmarks.server_load import serving
 from harness.server.ports import free_port
 
 
@@ -52,56 +52,48 @@ def cooper_kill_drill(model: str) -> None:
     spec = f"cooper:model={model},negatives=perturb,checkpoint_dir={ckpt},checkpoint_every=1"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = start_server(spec, port, 64, 5.0, ["--items-per-step", "8"])
-    for k in range(2):
-        httpx.post(f"{url}/get_reward", json=step_batch(k), timeout=120).raise_for_status()
-        wait_updates(url, k + 1)
-    before = json.loads((ckpt / "state.json").read_text())
-    httpx.post(f"{url}/get_reward", json=step_batch(9), timeout=120).raise_for_status()
-    time.sleep(0.02)  # the third update is now under way
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    with serving(spec, port, 64, 5.0, ["--items-per-step", "8"]) as proc:
+        for k in range(2):
+            httpx.post(f"{url}/get_reward", json=step_batch(k), timeout=120).raise_for_status()
+            wait_updates(url, k + 1)
+        before = json.loads((ckpt / "state.json").read_text())
+        httpx.post(f"{url}/get_reward", json=step_batch(9), timeout=120).raise_for_status()
+        time.sleep(0.02)  # the third update is now under way
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
     after_kill = json.loads((ckpt / "state.json").read_text())
     files = sorted(p.name for p in ckpt.iterdir())
-    proc = start_server(spec, port, 64, 5.0, ["--items-per-step", "8"])
-    try:
+    with serving(spec, port, 64, 5.0, ["--items-per-step", "8"]):
         rewards = httpx.post(f"{url}/get_reward", json=step_batch(20), timeout=120).json()["rewards"]
         stats = wait_updates(url, 1)
-        print("cooper kill -9 during an update:")
-        print(f"  checkpoint before the kill: step {before['step']}; after the kill: step {after_kill['step']} "
-              f"(state.json readable, files: {', '.join(files)})")
-        print(f"  restarted server scored {len(rewards)} items; its next update is step {stats['last_update']['step']:.0f}"
-              f" (counted on from the checkpoint), loss {stats['last_update']['loss']:.4f}")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    print("cooper kill -9 during an update:")
+    print(f"  checkpoint before the kill: step {before['step']}; after the kill: step {after_kill['step']} "
+          f"(state.json readable, files: {', '.join(files)})")
+    print(f"  restarted server scored {len(rewards)} items; its next update is step {stats['last_update']['step']:.0f}"
+          f" (counted on from the checkpoint), loss {stats['last_update']['loss']:.4f}")
 
 
 def hung_rule_drill() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = start_server("rule:timeout=5", port, 64, 5.0)
     finished: list[tuple[str, float]] = []
-    began = time.perf_counter()
 
     def post(name: str, label: str, completion: str) -> None:
         httpx.post(f"{url}/get_reward", json=body([("q", label, completion)]), timeout=60).raise_for_status()
         finished.append((name, time.perf_counter() - began))
 
-    try:
+    with serving("rule:timeout=5", port, 64, 5.0):
+        began = time.perf_counter()
         with ThreadPoolExecutor(16) as pool:
             pool.submit(post, "slow", "x+1", "\\boxed{(10^{8})! + x}")
             time.sleep(0.2)
             for i in range(15):
                 pool.submit(post, f"fast{i}", str(i), f"\\boxed{{{i}}}")
-        slow = dict(finished)["slow"]
-        fast = [t for n, t in finished if n != "slow"]
-        print("hung rule verification:")
-        print(f"  the slow item answered after {slow:.2f}s; 15 other requests answered after "
-              f"{min(fast):.2f}-{max(fast):.2f}s, {sum(t < slow for t in fast)} of them before the slow one")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    slow = dict(finished)["slow"]
+    fast = [t for n, t in finished if n != "slow"]
+    print("hung rule verification:")
+    print(f"  the slow item answered after {slow:.2f}s; 15 other requests answered after "
+          f"{min(fast):.2f}-{max(fast):.2f}s, {sum(t < slow for t in fast)} of them before the slow one")
 
 
 def main() -> None:

@@ -13,6 +13,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import httpx
 
@@ -20,7 +22,18 @@ from harness.server.ports import free_port
 from suites import build_suite
 
 
-def start_server(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: list[str] = ()) -> subprocess.Popen:
+@contextmanager
+def serving(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: Sequence[str] = ()) -> Iterator[subprocess.Popen]:
+    """A ``harness serve`` process, healthy on entry and stopped on exit whatever happens in between."""
+    proc = start_server(reward, port, max_batch, max_wait_ms, extra)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def start_server(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: Sequence[str] = ()) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness", "serve", "--reward", reward, "--host", "127.0.0.1", "--port", str(port),
          "--max-batch", str(max_batch), "--max-wait-ms", str(max_wait_ms), *extra],
@@ -96,14 +109,10 @@ def main() -> None:
     results = {}
     for name, max_batch, wait in (("dynamic batching (<=64, 10 ms)", 64, 10.0), ("batch of one", 1, 0.0)):
         port = free_port()
-        proc = start_server(args.reward, port, max_batch, wait)
-        try:
+        with serving(args.reward, port, max_batch, wait):
             asyncio.run(drive(f"http://127.0.0.1:{port}/get_reward", bodies[: args.clients], args.clients, 60))  # warm
             results[name] = asyncio.run(drive(f"http://127.0.0.1:{port}/get_reward", bodies, args.clients, args.time_limit))
             results[name]["mean_batch"] = httpx.get(f"http://127.0.0.1:{port}/metrics").json()["mean_batch_size"]
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
     print(f"reward {args.reward}; {args.clients} concurrent clients, {args.requests} single-item requests, loopback")
     print(f"{'mode':<34}{'items/s':>9}{'p50 s':>8}{'p99 s':>8}{'mean batch':>11}{'errors':>8}{'lost':>6}")
     for name, r in results.items():

@@ -11,11 +11,12 @@ import click
 
 from harness import __version__
 from harness.optional import MissingDependencyError
-from harness.published import PublishedDataError
+from harness.published import PublishedDataError, load_published
 from harness.registry import RegistryError
 from harness.report import FORMATS, Table, category_table, compare_table, metrics_table, render_text, run_summary, runs_table, to_rich
 from harness.spec import SpecError
 from harness.store import RunStore, StoreError
+from harness.tables import RUN_KINDS, TABLES, paper_table, render_latex
 from suites.loading import DataError
 
 _USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError)
@@ -372,7 +373,7 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
 
 
 @main.command("tables")
-@click.option("--layout", type=click.Choice(["verifybench", "verifybench-hard", "cooper-rl", "robustness"]), required=True)
+@click.option("--layout", type=click.Choice(list(TABLES)), required=True)
 @click.argument("run_refs", nargs=-1)
 @click.option("--suite", default=None, help="Without RUN arguments: the latest complete runs of this suite.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
@@ -388,9 +389,6 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
 def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int,
                    published_mode: str, published_file: str | None, fmt: str) -> None:
     """Render stored runs in a paper's table layout, with the papers' published figures beside them."""
-    from harness.published import load_published
-    from harness.tables import RUN_KINDS, paper_table, render_latex
-
     store = _store(ctx)
     runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete", limit=limit)
     if not runs and published_mode != "all":

@@ -330,7 +330,7 @@ class RunStore:
         for run_id in ids:
             run = self.get(run_id)
             output = run.config.get("output")
-            if output and (target == Path(output).expanduser().resolve() or Path(output).expanduser().resolve() in target.parents):
+            if output and Path(output).expanduser().resolve() in (target, *target.parents):
                 return run
         return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from harness.published import Published, PublishedRow, caveats
@@ -40,6 +41,7 @@ class Layout:
     columns: tuple[str, ...]
     row: Callable[[RunRecord], tuple[list[Any], list[float | None]]]
     key_of_published: Callable[[PublishedRow], list[Any]]
+    run_kind: str = "reward-eval"  # the stored runs it reads when none are named
 
 
 def _verifybench_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
@@ -65,17 +67,13 @@ def _cooper_key(row: PublishedRow) -> list[Any]:
     return [row.match.get("policy", ""), row.match.get("reward", "")]
 
 
-# Which stored runs a layout reads when none are named.
-RUN_KINDS = {"verifybench": "reward-eval", "verifybench-hard": "reward-eval", "cooper-rl": "policy-eval",
-             "robustness": "reward-eval"}
-
+_VERIFYBENCH = Layout("Accuracy by answer type (%)", ("Reward",), (*_VERIFYBENCH_COLUMNS.values(), "AVG"),
+                      _verifybench_row, _verifybench_key)
 LAYOUTS: dict[str, Layout] = {
-    "verifybench": Layout("Accuracy by answer type (%)", ("Reward",), (*_VERIFYBENCH_COLUMNS.values(), "AVG"),
-                          _verifybench_row, _verifybench_key),
-    "verifybench-hard": Layout("Accuracy by answer type (%)", ("Reward",), (*_VERIFYBENCH_COLUMNS.values(), "AVG"),
-                               _verifybench_row, _verifybench_key),
+    "verifybench": _VERIFYBENCH,
+    "verifybench-hard": _VERIFYBENCH,
     "cooper-rl": Layout("Policy accuracy on math benchmarks (%)", ("Policy", "Trained with"), (*_TABLE3, "Avg"),
-                        _cooper_row, _cooper_key),
+                        _cooper_row, _cooper_key, run_kind="policy-eval"),
 }
 
 
@@ -84,16 +82,22 @@ def paper_table(layout: str, runs: Sequence[RunRecord], published: Published | N
     """One row per run in the layout; with published figures, each value column has the paper's beside it."""
     if mode not in PUBLISHED_MODES:
         raise ValueError(f"unknown published mode {mode!r}; choose {', '.join(PUBLISHED_MODES)}")
-    if layout == "robustness":
-        return robustness_layout(runs)
+    return TABLES[layout](runs, published, mode)
+
+
+def _plain_table(spec: Layout, ours: list[tuple[list[Any], list[float | None]]]) -> Table:
+    headers = [*spec.keys, *spec.columns]
+    return Table(spec.title, headers, [[*keys, *values] for keys, values in ours],
+                 frozenset(range(len(spec.keys), len(headers))))
+
+
+def _layout_table(layout: str, runs: Sequence[RunRecord], published: Published | None, mode: str) -> Table:
     spec = LAYOUTS[layout]
     ours = [spec.row(run) for run in runs]
-    if published is None or mode == "none" or not published.for_layout(layout):
-        headers = [*spec.keys, *spec.columns]
-        plain = [[*keys, *values] for keys, values in ours]
-        return Table(spec.title, headers, plain, frozenset(range(len(spec.keys), len(headers))))
+    paper_rows = published.for_layout(layout) if published is not None and mode != "none" else []
+    if published is None or not paper_rows:
+        return _plain_table(spec, ours)
 
-    paper_rows = published.for_layout(layout)
     headers = list(spec.keys)
     for column in spec.columns:
         headers += [column, f"{column} (paper)"]
@@ -120,16 +124,15 @@ def paper_table(layout: str, runs: Sequence[RunRecord], published: Published | N
         rows.append([*keys, *interleave(values, paper_values(match)),
                      match.system if match else None, match.source.cite if match else None])
     if mode == "matched" and not shown:
-        return paper_table(layout, runs, None)  # no run has a paper row: the paper columns would be all "—"
+        return _plain_table(spec, ours)  # no run has a paper row: the paper columns would be all "—"
     if mode == "all":
         for row in paper_rows:
             if row not in shown:
                 shown.append(row)
                 rows.append([*spec.key_of_published(row), *interleave([None] * len(spec.columns), paper_values(row)),
                              row.system, row.source.cite])
-    notes: list[str] = []
-    for source in dict.fromkeys(row.source for row in shown):
-        notes.append(f"{source.cite}" + (f" ({source.url})" if source.url else "") + (f": {source.note}" if source.note else ""))
+    notes = [source.cite + (f" ({source.url})" if source.url else "") + (f": {source.note}" if source.note else "")
+             for source in dict.fromkeys(row.source for row in shown)]
     notes += [f"{row.system}: {row.note}" for row in shown if row.note]
     notes += run_notes
     return Table(spec.title, headers, rows, percent, tuple(notes), decimals)
@@ -143,8 +146,12 @@ def robustness_layout(runs: Sequence[RunRecord]) -> Table:
     return Table(base.title, headers, rows, frozenset(range(1, len(headers))))
 
 
-def layout_names() -> list[str]:
-    return [*LAYOUTS, "robustness"]
+# Every table ``harness tables --layout`` renders; the robustness table has no published figures to show.
+TABLES: dict[str, Callable[[Sequence[RunRecord], Published | None, str], Table]] = {
+    **{name: partial(_layout_table, name) for name in LAYOUTS},
+    "robustness": lambda runs, published, mode: robustness_layout(runs),
+}
+RUN_KINDS = {**{name: layout.run_kind for name, layout in LAYOUTS.items()}, "robustness": "reward-eval"}
 
 
 def render_latex(table: Table) -> str:

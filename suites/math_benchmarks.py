@@ -18,7 +18,7 @@ from typing import Any
 
 from rewards.extract import boxed_answers
 from suites.loading import DataError, resolve_data_path
-from suites.math_data import PROMPT_SUFFIX
+from suites.math_data import PROMPT_SUFFIX, load_problems
 
 
 def _number(value: Any) -> str:
@@ -94,8 +94,6 @@ def normalised_records(name: str, limit: int | None = None) -> list[dict[str, st
         if not name.endswith(".jsonl"):
             raise DataError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}, or a .jsonl file with "
                             "question and answer fields")
-        from suites.math_data import load_problems
-
         return [{"prompt": p.question.strip() + PROMPT_SUFFIX, "answer": p.answer} for p in load_problems(name, "test", limit)]
     bench = BENCHMARKS[name]
     out = []
