@@ -50,6 +50,7 @@ REASON_NO_ANSWER = "no_answer_found"
 REASON_HEDGED = "hedged"  # several answers offered as alternatives, not all of them right
 REASON_TIMEOUT = "timeout"
 REASON_CRASHED = "crashed"
+REASON_OUT_OF_MEMORY = "out_of_memory"
 REASON_UNPARSABLE_REFERENCE = "unparsable_reference"
 
 
@@ -60,13 +61,15 @@ class Score:
     ``value`` is in [0, 1], or ``None`` when the reward cannot judge (then ``verdict`` is ``None`` too);
     ``verdict`` is the boolean "the completion's final answer is correct"; ``reason`` says briefly why
     (``verified``, ``mismatch``, ``no_answer_found``, ``timeout``, ``crashed``...); ``answer`` is the final
-    answer the reward extracted, when it extracts one.
+    answer the reward extracted, when it extracts one; ``detail`` keeps the cause of a failure (the exception,
+    the deadline) or which rule decided, for whoever reads the run afterwards.
     """
 
     value: float | None
     verdict: bool | None
     reason: str = ""
     answer: str | None = None
+    detail: str = ""
 
     def __post_init__(self) -> None:
         if self.value is not None and not (0.0 <= self.value <= 1.0):
@@ -79,8 +82,14 @@ class Score:
         return cls(1.0, True, reason, answer)
 
     @classmethod
-    def incorrect(cls, reason: str = REASON_MISMATCH, answer: str | None = None) -> Score:
-        return cls(0.0, False, reason, answer)
+    def incorrect(cls, reason: str = REASON_MISMATCH, answer: str | None = None, detail: str = "") -> Score:
+        return cls(0.0, False, reason, answer, detail)
+
+    @classmethod
+    def failed(cls, reason: str, detail: str) -> Score:
+        """An item the reward could not finish (``timeout``, ``crashed``, ``out_of_memory``): value 0, with
+        the cause in ``detail``. The caller gets a score, never an exception."""
+        return cls(0.0, False, reason, None, detail)
 
     @classmethod
     def abstain(cls, reason: str) -> Score:

@@ -6,9 +6,9 @@ import logging
 import os
 from collections.abc import Sequence
 
-from rewards.contract import REASON_CRASHED, REASON_TIMEOUT, Item, Score
+from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, Item, Score
 from rewards.math_grading import GradingConfig, MathGrader
-from rewards.sandbox import FAILURE_TIMEOUT, KillablePool, Outcome
+from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, describe
 
 _GRADER: MathGrader | None = None  # one per worker process, set by the pool initializer
 
@@ -22,7 +22,14 @@ def _init_grader(config: GradingConfig) -> None:
 
 def _grade_in_worker(reference: str, completion: str) -> Score:
     assert _GRADER is not None, "worker was not initialised"
-    return _GRADER.grade(reference, completion)
+    try:
+        return _GRADER.grade(reference, completion)
+    except MemoryError as exc:
+        return Score.failed(REASON_OUT_OF_MEMORY, describe(exc))
+    except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
+        # A signal-based timeout that fired outside math-verify's own handlers is still a timeout.
+        reason = REASON_TIMEOUT if type(exc).__name__ == "TimeoutException" else REASON_CRASHED
+        return Score.failed(reason, describe(exc))
 
 
 class RuleReward:
@@ -97,8 +104,10 @@ class RuleReward:
         return state
 
 
+_FAILURE_REASONS = {FAILURE_TIMEOUT: REASON_TIMEOUT, FAILURE_MEMORY: REASON_OUT_OF_MEMORY}
+
+
 def _to_score(outcome: Outcome[Score]) -> Score:
     if outcome.value is not None:
         return outcome.value
-    reason = REASON_TIMEOUT if outcome.failure == FAILURE_TIMEOUT else REASON_CRASHED
-    return Score.incorrect(reason)
+    return Score.failed(_FAILURE_REASONS.get(outcome.failure or "", REASON_CRASHED), outcome.detail)

@@ -36,6 +36,11 @@ class Outcome(Generic[R]):
     detail: str = ""
 
 
+def describe(exc: BaseException) -> str:
+    """``Type: message``, cut to 500 characters: the cause kept with a failed item."""
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
 def _limit_memory(limit_mb: int) -> None:
     if limit_mb <= 0:
         return
@@ -123,8 +128,13 @@ class KillablePool:
             return Outcome(None, FAILURE_CRASHED, 0.0, f"worker died with exit code {exc.exitcode}")
         except MemoryError:
             return Outcome(None, FAILURE_MEMORY, 0.0, f"over the {self.memory_limit_mb} MB worker limit")
-        except Exception as exc:  # a failing item is recorded as data; its batch-mates still count
-            return Outcome(None, FAILURE_CRASHED, 0.0, f"{type(exc).__name__}: {exc}"[:500])
+        except BaseException as exc:
+            # Whatever the task raised is recorded as data, BaseException subclasses included (math-verify's
+            # TimeoutException is one); its batch-mates still count. Only an interrupt of this process itself
+            # (Ctrl-C while waiting, so the future is not done) goes on up.
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not future.done():
+                raise
+            return Outcome(None, FAILURE_CRASHED, 0.0, describe(exc))
 
     def close(self) -> None:
         with self._lock:

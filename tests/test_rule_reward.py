@@ -56,6 +56,19 @@ def test_resource_attacks_return_a_verdict(rule_reward, name, completion):
         assert score.verdict is False and score.value == 0.0
 
 
+@pytest.mark.parametrize(
+    "reference, completion",
+    [
+        ("4", "So the result is 9^9^9^9"),  # no anchor: math-verify reads the tail, then a numeric check
+        ("9^{9^{9^9}}", "The answer is 4"),  # the same tower as the reference
+        ("4", "The answer is (10^{10^{10}})!"),
+    ],
+)
+def test_towers_never_raise_to_the_caller(rule_reward, reference, completion):
+    scores = rule_reward.score(items([(reference, completion), ("4", "The answer is 4")]))
+    assert [(s.value, s.verdict) for s in scores] == [(0.0, False), (1.0, True)]
+
+
 def test_item_past_its_deadline_is_killed_and_batch_mates_are_scored():
     # A 0.5 s deadline is shorter than math-verify's own 1 s alarm, so the pool must kill the slow item.
     with RuleReward(workers=2, timeout=0.5) as reward:
@@ -63,6 +76,7 @@ def test_item_past_its_deadline_is_killed_and_batch_mates_are_scored():
         scores = reward.score(batch)
     assert [s.reason for s in scores] == ["verified", "timeout", "verified", "mismatch"]
     assert [s.verdict for s in scores] == [True, False, True, False]
+    assert scores[1].detail == "killed after 0.5s"  # the cause stays with the item
 
 
 def test_safe_to_call_from_several_threads(rule_reward):

@@ -36,6 +36,16 @@ def raise_value_error(x):
     return x
 
 
+class Escapes(BaseException):
+    """Like math-verify's TimeoutException: not an Exception, so ``except Exception`` lets it through."""
+
+
+def raise_base_exception(x):
+    if x < 0:
+        raise Escapes("timed out inside the worker")
+    return x
+
+
 def in_main_thread(_):
     return threading.current_thread() is threading.main_thread()
 
@@ -66,6 +76,14 @@ def test_crash_and_exceptions_are_recorded_per_item():
         outcomes = pool.map(raise_value_error, [(-1,), (5,)])
         assert outcomes[0].failure == FAILURE_CRASHED and "ValueError: bad input" in outcomes[0].detail
         assert outcomes[1].value == 5
+
+
+def test_base_exception_in_a_worker_is_an_outcome_not_a_raise():
+    with KillablePool(2, deadline_s=10) as pool:
+        outcomes = pool.map(raise_base_exception, [(1,), (-1,), (2,)])
+    assert [o.failure for o in outcomes] == [None, FAILURE_CRASHED, None]
+    assert outcomes[1].detail == "Escapes: timed out inside the worker"
+    assert [outcomes[0].value, outcomes[2].value] == [1, 2]
 
 
 def test_memory_limit_per_worker():
