@@ -51,6 +51,9 @@ REASON_HEDGED = "hedged"  # several answers offered as alternatives, not all of 
 REASON_TIMEOUT = "timeout"
 REASON_CRASHED = "crashed"
 REASON_OUT_OF_MEMORY = "out_of_memory"
+REASON_INVALID_OUTPUT = "invalid_output"  # looping, cut off after its answer, code or gibberish
+REASON_RESTATED = "restates_question"  # the question's own expression given back for "factor", "simplify" ...
+REASON_WRONG_FORM = "wrong_form"  # a fraction for a percent, the other angle unit, a decimal for an exact form
 REASON_UNPARSABLE_REFERENCE = "unparsable_reference"
 
 
@@ -78,8 +81,8 @@ class Score:
             raise ValueError("a Score without a value cannot carry a verdict")
 
     @classmethod
-    def correct(cls, reason: str = REASON_VERIFIED, answer: str | None = None) -> Score:
-        return cls(1.0, True, reason, answer)
+    def correct(cls, reason: str = REASON_VERIFIED, answer: str | None = None, detail: str = "") -> Score:
+        return cls(1.0, True, reason, answer, detail)
 
     @classmethod
     def incorrect(cls, reason: str = REASON_MISMATCH, answer: str | None = None, detail: str = "") -> Score:

@@ -28,6 +28,7 @@ class Extraction:
     text: str
     rule: str
     alternatives: tuple[str, ...] = ()
+    end: int = -1  # where the answer ends in the text after thinking (-1: at its end)
 
 
 def _match_braces(text: str, open_at: int) -> int | None:
@@ -103,11 +104,26 @@ def hedged_alternative(text: str) -> str | None:
 
 
 _GSM8K = re.compile(r"####[ \t]*([^\n]+)")
+# The anchor alone (it consumes nothing after it), so that every statement on a line is found, the last one
+# included: "the answer is 19 ... no, the answer is 20" answers 20.
 _ANSWER_IS = re.compile(
-    r"(?i)(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s+is)?\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?[ \t]*([^\n]+)"
+    r"(?i)(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s+is)?\s*(?:\*\*)?\s*[:：]?\s*(?:\*\*)?[ \t]*(?=[^\s])"
 )
+
+
+def _answer_phrases(text: str) -> list[tuple[int, int, str]]:
+    """(start, end of line, text after the anchor) for each "the answer is ..." phrase, in order."""
+    found = []
+    for m in _ANSWER_IS.finditer(text):
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        found.append((m.start(), line_end, text[m.end() : line_end]))
+    return found
 _OPENERS = {"\\[": "\\]", "$$": "$$", "$": "$", "\\(": "\\)"}
-_SENTENCE_END = re.compile(r"(?<!\d)\.(?=\s|$)|\.(?=\s+[A-Z])")
+_SENTENCE_END = re.compile(
+    r"(?<!\d)\.(?=\s|$)|\.(?=\s+[A-Z])|[?!](?=\s|$)"
+    r"|,\s+(?=(?:so|but|which|because|since|then|hence|thus|therefore|where|wait)\b)"
+)
 
 
 def _clean(answer: str) -> str:
@@ -140,30 +156,43 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
     text (at most ``short_answer_chars``) left after ``</think>`` or as the whole completion.
     """
     text = after_thinking(completion)
-    boxed = boxed_answers(text, limit=1)
-    if boxed and boxed[0].strip():
+    spans = _box_spans(text, 1)
+    if spans and spans[0][2].strip():
         other = hedged_alternative(text)
-        return Extraction(boxed[0].strip(), "boxed", (other,) if other else ())
+        return Extraction(spans[0][2].strip(), "boxed", (other,) if other else (), spans[0][1])
     gsm = None
     for gsm in _GSM8K.finditer(text):
         pass
     if gsm is not None:
-        return Extraction(_clean(gsm.group(1)), "gsm8k")
-    last = None
-    for last in _ANSWER_IS.finditer(text):
-        pass
-    if last is not None:
-        cleaned = _clean(last.group(1))
+        return Extraction(_clean(gsm.group(1)), "gsm8k", (), gsm.end())
+    phrases = _answer_phrases(text)
+    if phrases:
+        _, line_end, phrase = phrases[-1]
+        start = line_end - len(phrase)
+        cleaned = _clean(phrase)
+        found = phrase.find(cleaned) if cleaned else -1
+        end = start + found + len(cleaned) if found >= 0 else line_end
         if cleaned in _OPENERS:  # "Answer: \[" with the math on the next lines
-            close = text.find(_OPENERS[cleaned], last.end(1))
+            closer = _OPENERS[cleaned]
+            close = text.find(closer, line_end)
             if close > 0:
-                cleaned = text[last.start(1) + last.group(1).index(cleaned) + len(cleaned) : close].strip()
+                cleaned = text[start + phrase.index(cleaned) + len(cleaned) : close].strip()
+                end = close + len(closer)
         if cleaned and cleaned not in _OPENERS:
-            return Extraction(cleaned, "answer_is")
+            return Extraction(cleaned, "answer_is", (), end)
     tail = text.strip()
     if tail and len(tail) <= short_answer_chars:
-        return Extraction(_clean(tail), "tail")
+        return Extraction(_clean(tail), "tail", (), len(text))
     return None
+
+
+def answer_statements(text: str, limit: int = 8) -> list[str]:
+    """The last ``limit`` final-answer statements of a text, in order: boxed answers, ``#### n`` and "the answer
+    is ..." phrases. A completion that states different ones has changed its mind."""
+    found: list[tuple[int, str]] = [(start, contents.strip()) for start, _, contents in _box_spans(text, limit)]
+    found += [(m.start(), _clean(m.group(1))) for m in list(_GSM8K.finditer(text))[-limit:]]
+    found += [(start, _clean(phrase)) for start, _, phrase in _answer_phrases(text)[-limit:]]
+    return [answer for _, answer in sorted(found)[-limit:]]
 
 
 _TEXT_WRAPPERS = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit)\{([^{}]*)\}")

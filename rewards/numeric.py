@@ -1,15 +1,28 @@
-"""Exact-enough values of simple numeric LaTeX answers, without the LaTeX parser.
+"""Values of simple numeric LaTeX answers, without the LaTeX parser: exact where they can be, sized where not.
 
-Most math answers are numbers written with ``\\frac``, ``\\sqrt``, ``\\pi``, powers and arithmetic. Parsing
-them through ANTLR into sympy is most of a rule verifier's cost; evaluating them with floats here decides
-clear cases in microseconds. Anything outside this small grammar, or ambiguous in LaTeX (``2^10``,
-``3\\frac{1}{2}`` as a mixed number, degrees, percentages), returns None and goes to math-verify.
+Most math answers are numbers written with ``\\frac``, ``\\sqrt``, ``\\pi``, powers and arithmetic. Parsing them
+through ANTLR into sympy is most of a rule verifier's cost; evaluating them here decides clear cases in
+microseconds. Each value is a :class:`Number`:
+
+- exact (a :class:`~fractions.Fraction`) when it is rational and small enough to hold (integers, decimals,
+  fractions, integer powers, factorials): exact values compare exactly, so ``2^{64}`` and
+  ``18446744073709551617`` differ, as they do;
+- otherwise a float approximation (``\\sqrt{2}``, ``\\pi``) with a flag when cancellation made it unreliable;
+- always the base-10 logarithm of its size, so that towers of powers, huge factorials and 50,000-digit literals
+  are compared by size (``5^{5^{5^5}}`` is not 4) without computing them. Work is bounded by construction:
+  nothing here builds a number of more than :data:`MAX_EXACT_BITS` bits.
+
+Anything outside this small grammar, or ambiguous in LaTeX (``2^10``, ``3\\frac{1}{2}`` as a mixed number,
+degrees, percentages), returns None and goes to math-verify.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 
 _TOKEN = re.compile(
     r"\s+|\\[,;:! ]|\\left|\\right|\\displaystyle"  # skipped
@@ -18,11 +31,367 @@ _TOKEN = re.compile(
     r"|(?P<op>[-+*/^(){}\[\]!])"
 )
 _MAX_TOKENS = 200
-_MAX_EXPONENT = 1000.0
+MAX_EXACT_BITS = 40_000  # about 12,000 digits: larger values keep only their size
+_LN10 = math.log(10)
+_LOG10_2 = math.log10(2)
+_FLOAT_MAX_LOG10 = 307.0
 
 
 class _Unsupported(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Number:
+    """A real value: ``exact`` when known exactly, ``approx`` as a float (±inf past the float range), ``log10``
+    of its absolute value (-inf for zero, inf when even that is too large), ``sign`` in {-1, 0, 1}.
+    ``unreliable`` marks a float that lost its digits to cancellation (``\\sqrt{10^{20}+1} - 10^{10}``)."""
+
+    exact: Fraction | None
+    approx: float
+    log10: float
+    sign: int
+    unreliable: bool = False
+
+    @property
+    def is_huge(self) -> bool:
+        """Too large for a float: only its size is known, unless it is exact."""
+        return self.log10 > _FLOAT_MAX_LOG10
+
+    @property
+    def is_finite(self) -> bool:
+        return math.isfinite(self.log10) or self.sign == 0
+
+
+def _bits(value: Fraction) -> int:
+    return value.numerator.bit_length() + value.denominator.bit_length()
+
+
+def _int_log10(n: int) -> float:
+    """log10 of a positive integer of any size, to float precision."""
+    shift = max(0, n.bit_length() - 60)
+    return math.log10(n >> shift) + shift * _LOG10_2
+
+
+def exact_number(value: Fraction) -> Number:
+    if value == 0:
+        return Number(value, 0.0, -math.inf, 0)
+    sign = 1 if value > 0 else -1
+    log10 = _int_log10(abs(value.numerator)) - _int_log10(value.denominator)
+    if abs(log10) < 300:
+        approx = float(value)
+        return Number(value, approx, math.log10(abs(approx)), sign)
+    return Number(value, sign * math.inf if log10 > 0 else 0.0, log10, sign)
+
+
+def approx_number(value: float, unreliable: bool = False) -> Number:
+    if math.isnan(value):
+        raise _Unsupported("nan")
+    if value == 0:
+        return Number(None, 0.0, -math.inf, 0, unreliable)
+    return Number(None, value, math.log10(abs(value)), 1 if value > 0 else -1, unreliable)
+
+
+def sized_number(log10: float, sign: int) -> Number:
+    """A value known only by its size (past the float range)."""
+    if log10 <= _FLOAT_MAX_LOG10:
+        return approx_number(sign * 10.0**log10)
+    return Number(None, sign * math.inf, log10, sign)
+
+
+INFINITY = Number(None, math.inf, math.inf, 1)
+
+
+def _add(a: Number, b: Number, subtract: bool = False) -> Number:
+    if subtract:
+        b = _negate(b)
+    if a.exact is not None and b.exact is not None:
+        total = a.exact + b.exact
+        if _bits(total) <= MAX_EXACT_BITS:
+            return exact_number(total)
+    if a.is_huge or b.is_huge:  # sizes add up exactly enough; equal sizes of opposite signs cancel
+        big, small = (a, b) if a.log10 >= b.log10 else (b, a)
+        if not math.isfinite(big.log10):
+            if small.sign == big.sign or math.isfinite(small.log10):
+                return big
+            raise _Unsupported("infinity minus infinity")
+        ratio = 10.0 ** (small.log10 - big.log10) if small.sign else 0.0
+        if small.sign and small.sign != big.sign:
+            if ratio > 0.5:
+                raise _Unsupported("cancellation between huge values")
+            ratio = -ratio
+        return sized_number(big.log10 + math.log10(1.0 + ratio), big.sign)
+    total = a.approx + b.approx
+    scale = max(abs(a.approx), abs(b.approx))
+    unreliable = a.unreliable or b.unreliable or (scale > 0 and abs(total) < 1e-8 * scale)
+    return approx_number(total, unreliable)
+
+
+def _negate(a: Number) -> Number:
+    if a.exact is not None:
+        return exact_number(-a.exact)
+    return Number(None, -a.approx, a.log10, -a.sign, a.unreliable)
+
+
+def _mul(a: Number, b: Number) -> Number:
+    if a.sign == 0 or b.sign == 0:
+        return exact_number(Fraction(0)) if (a.exact is not None and b.exact is not None) else approx_number(0.0)
+    if a.exact is not None and b.exact is not None and _bits(a.exact) + _bits(b.exact) <= MAX_EXACT_BITS:
+        return exact_number(a.exact * b.exact)
+    log10 = a.log10 + b.log10
+    if log10 > _FLOAT_MAX_LOG10 or a.is_huge or b.is_huge:
+        return sized_number(log10, a.sign * b.sign)
+    return approx_number(a.approx * b.approx, a.unreliable or b.unreliable)
+
+
+def _reciprocal(a: Number) -> Number:
+    if a.sign == 0:
+        raise ZeroDivisionError
+    if a.exact is not None:
+        return exact_number(1 / a.exact)
+    if a.is_huge:
+        return sized_number(-a.log10, a.sign)
+    return approx_number(1.0 / a.approx, a.unreliable)
+
+
+def _power(base: Number, exponent: Number) -> Number:
+    if exponent.exact is not None and exponent.exact.denominator == 1:
+        n = exponent.exact.numerator
+        if base.exact is not None:
+            if base.exact == 0:
+                if n < 0:
+                    raise ZeroDivisionError
+                return exact_number(Fraction(int(n == 0)))
+            if abs(base.exact) == 1:
+                return exact_number(base.exact ** (n % 2) if base.exact < 0 else Fraction(1))
+            if abs(n) * _bits(base.exact) <= MAX_EXACT_BITS:
+                return exact_number(base.exact**n)
+        sign = base.sign if n % 2 else abs(base.sign)
+    else:
+        if base.sign < 0:
+            raise _Unsupported("a negative base to a non-integer power")
+        sign = base.sign
+    if base.sign == 0:
+        if exponent.sign <= 0:
+            raise _Unsupported("0 to a non-positive power")
+        return approx_number(0.0)
+    if exponent.is_huge or not math.isfinite(exponent.approx):
+        # 5^{5^{5^5}}: the size is all a comparison with a finite answer needs
+        if base.log10 > 0 and exponent.sign > 0:
+            return Number(None, sign * math.inf, math.inf, sign)
+        if base.log10 < 0 and exponent.sign > 0:
+            return approx_number(0.0)
+        raise _Unsupported("a huge exponent of a base near 1")
+    log10 = base.log10 * exponent.approx
+    if math.isinf(log10) or log10 > _FLOAT_MAX_LOG10:
+        return sized_number(log10, sign)
+    if log10 < -_FLOAT_MAX_LOG10:
+        return approx_number(0.0)
+    return approx_number(sign * 10.0**log10, base.unreliable or exponent.unreliable)
+
+
+def _factorial(a: Number) -> Number:
+    if a.exact is None or a.exact.denominator != 1 or a.exact < 0:
+        if a.is_huge and a.sign > 0:
+            return Number(None, math.inf, math.inf, 1)
+        raise _Unsupported("factorial of a non-integer")
+    n = a.exact.numerator
+    if n <= 3000:  # 3000! has 9,131 digits, about 30,000 bits
+        return exact_number(Fraction(math.factorial(n)))
+    return sized_number(math.lgamma(n + 1) / _LN10, 1)
+
+
+def _root(radicand: Number, index: Number) -> Number:
+    if radicand.sign < 0:
+        raise _Unsupported("complex")
+    if index.exact is not None and index.exact.denominator == 1 and index.exact > 0 and radicand.exact is not None:
+        k = index.exact.numerator
+        num, den = radicand.exact.numerator, radicand.exact.denominator
+        rn, rd = _int_root(num, k), _int_root(den, k)
+        if rn is not None and rd is not None:
+            return exact_number(Fraction(rn, rd))
+    if index.sign <= 0:
+        raise _Unsupported("root index")
+    return _power(radicand, _reciprocal(index))
+
+
+def _int_root(n: int, k: int) -> int | None:
+    """The exact integer k-th root of n, or None."""
+    if n < 0 or k > 64 or n.bit_length() > 4096:
+        return None
+    r = round(n ** (1.0 / k)) if n.bit_length() < 1000 else int(math.isqrt(n)) if k == 2 else None
+    if r is None:
+        return None
+    for cand in (r - 1, r, r + 1):
+        if cand >= 0 and cand**k == n:
+            return cand
+    return None
+
+
+class _Parser:
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or (expected is not None and tok != expected):
+            raise _Unsupported(f"expected {expected}")
+        self.i += 1
+        return tok
+
+    def expr(self) -> Number:
+        value = self.term()
+        while self.peek() in ("+", "-"):
+            value = _add(value, self.term()) if self.take() == "+" else _add(value, self.term(), subtract=True)
+        return value
+
+    def term(self) -> Number:
+        value = self.unary()
+        while True:
+            tok = self.peek()
+            if tok in ("*", "/"):
+                self.take()
+                rhs = self.unary()
+                value = _mul(value, rhs) if tok == "*" else _mul(value, _reciprocal(rhs))
+            elif tok in ("\\frac", "\\sqrt", "\\pi", "(", "{"):
+                prev = self.tokens[self.i - 1]
+                if tok == "\\frac" and _is_number(prev):
+                    raise _Unsupported("mixed number")  # 3\frac{1}{2} means 3.5 to people, 1.5 to sympy
+                value = _mul(value, self.power())
+            else:
+                return value
+
+    def unary(self) -> Number:
+        if self.peek() in ("+", "-"):
+            negative = self.take() == "-"
+            value = self.unary()
+            return _negate(value) if negative else value
+        return self.power()
+
+    def power(self) -> Number:
+        base = self.atom()
+        if self.peek() != "^":
+            return base
+        self.take()
+        if _is_number(self.peek() or "") and len(self.peek() or "") > 1:
+            raise _Unsupported("2^10 is ambiguous without braces")
+        exponent = self.unary() if self.peek() in ("+", "-") else self.power()
+        return _power(base, exponent)
+
+    def group(self) -> Number:
+        if self.peek() == "{":
+            self.take("{")
+            value = self.expr()
+            self.take("}")
+            return value
+        tok = self.take()
+        if not _is_number(tok) or len(tok) > 1:  # \sqrt23 is sqrt(2)*3: not worth reading here
+            raise _Unsupported("unbraced argument")
+        return _literal(tok)
+
+    def atom(self) -> Number:
+        value = self.primary()
+        if self.peek() == "!":
+            self.take("!")
+            if self.peek() == "!":
+                raise _Unsupported("double factorial")
+            value = _factorial(value)
+        return value
+
+    def primary(self) -> Number:
+        tok = self.take()
+        if _is_number(tok):
+            return _literal(tok)
+        if tok == "\\pi":
+            return approx_number(math.pi)
+        if tok == "\\infty":
+            return INFINITY
+        if tok in ("(", "{"):
+            value = self.expr()
+            self.take(")" if tok == "(" else "}")
+            return value
+        if tok == "\\frac":
+            if self.peek() != "{" and _is_number(self.peek() or "") and len(self.peek() or "") == 2:
+                digits = self.take()  # \frac12
+                return exact_number(Fraction(int(digits[0]), int(digits[1])))
+            return _mul(self.group(), _reciprocal(self.group()))
+        if tok == "\\sqrt":
+            index = exact_number(Fraction(2))
+            if self.peek() == "[":
+                self.take("[")
+                index = self.expr()
+                self.take("]")
+            return _root(self.group(), index)
+        raise _Unsupported(tok)
+
+
+def _literal(tok: str) -> Number:
+    if len(tok) > 12_000:  # too many digits to hold exactly: its size is its digit count
+        whole = tok.split(".")[0].lstrip("0")
+        if not whole:
+            raise _Unsupported("a long fraction of a unit")
+        return sized_number(math.log10(int(whole[:15])) + len(whole) - min(15, len(whole)), 1)
+    return exact_number(Fraction(Decimal(tok)))
+
+
+def _is_number(tok: str) -> bool:
+    return bool(tok) and (tok[0].isdigit() or tok[0] == ".")
+
+
+_MAX_CHARS = 60_000
+
+
+def evaluate(latex: str) -> Number | None:
+    """The value of a simple numeric LaTeX expression, or None when it is not one (or is ambiguous)."""
+    if len(latex) > _MAX_CHARS:
+        return None
+    try:
+        parser = _Parser(_tokenize(latex.strip().strip("$")))
+        if not parser.tokens:
+            return None
+        value = parser.expr()
+        if parser.peek() is not None:
+            return None
+    except (_Unsupported, ZeroDivisionError, OverflowError, ValueError):
+        return None
+    return value
+
+
+def numeric_value(latex: str) -> float | None:
+    """The float value of a simple numeric LaTeX expression (``inf`` past the float range), or None."""
+    value = evaluate(latex)
+    return None if value is None else value.approx
+
+
+def same_value(gold: Number, pred: Number) -> bool | None:
+    """True or False when the values decide it, None when they cannot (then math-verify decides).
+
+    Exact values compare exactly. Floats (irrational forms) are equal within 1e-12 relative and different past
+    it, unless cancellation made one unreliable. Values known only by size differ when their sizes do; two of
+    the same size are left undecided."""
+    if gold.exact is not None and pred.exact is not None:
+        return gold.exact == pred.exact
+    if gold.sign != pred.sign:
+        return False if not (gold.unreliable or pred.unreliable) else None
+    if gold.sign == 0:
+        return True
+    if gold.is_huge or pred.is_huge or not math.isfinite(gold.approx) or not math.isfinite(pred.approx):
+        if math.isinf(gold.log10) and math.isinf(pred.log10):
+            return None  # two towers past any size estimate: leave to the symbolic comparison
+        if abs(gold.log10 - pred.log10) > 1e-9 * max(1.0, abs(gold.log10)):
+            return False
+        return None
+    gap = abs(gold.approx - pred.approx)
+    scale = max(abs(gold.approx), abs(pred.approx))
+    if gap <= 1e-12 * scale:
+        return True
+    if gold.unreliable or pred.unreliable:
+        return None
+    return False
 
 
 def _tokenize(text: str) -> list[str]:
@@ -45,146 +414,10 @@ def _tokenize(text: str) -> list[str]:
     return tokens
 
 
-class _Parser:
-    def __init__(self, tokens: list[str]) -> None:
-        self.tokens = tokens
-        self.i = 0
-
-    def peek(self) -> str | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def take(self, expected: str | None = None) -> str:
-        tok = self.peek()
-        if tok is None or (expected is not None and tok != expected):
-            raise _Unsupported(f"expected {expected}")
-        self.i += 1
-        return tok
-
-    def expr(self) -> float:
-        value = self.term()
-        while self.peek() in ("+", "-"):
-            value = value + self.term() if self.take() == "+" else value - self.term()
-        return value
-
-    def term(self) -> float:
-        value = self.unary()
-        while True:
-            tok = self.peek()
-            if tok in ("*", "/"):
-                self.take()
-                rhs = self.unary()
-                value = value * rhs if tok == "*" else value / rhs
-            elif tok in ("\\frac", "\\sqrt", "\\pi", "(", "{"):
-                prev = self.tokens[self.i - 1]
-                if tok == "\\frac" and _is_number(prev):
-                    raise _Unsupported("mixed number")  # 3\frac{1}{2} means 3.5 to people, 1.5 to sympy
-                value = value * self.power()
-            else:
-                return value
-
-    def unary(self) -> float:
-        if self.peek() in ("+", "-"):
-            sign = -1.0 if self.take() == "-" else 1.0
-            return sign * self.unary()
-        return self.power()
-
-    def power(self) -> float:
-        base = self.atom()
-        if self.peek() != "^":
-            return base
-        self.take()
-        if _is_number(self.peek() or "") and len(self.peek() or "") > 1:
-            raise _Unsupported("2^10 is ambiguous without braces")
-        exponent = self.unary() if self.peek() in ("+", "-") else self.power()
-        if abs(exponent) > _MAX_EXPONENT or math.isinf(exponent):
-            # 5^{5^{5^5}}: astronomically large, which is all a comparison with a finite answer needs.
-            if abs(base) > 1 and exponent > 0:
-                return math.inf
-            raise _Unsupported("exponent too large")
-        try:
-            return math.pow(base, exponent)
-        except OverflowError:
-            return math.inf
-
-    def group(self) -> float:
-        if self.peek() == "{":
-            self.take("{")
-            value = self.expr()
-            self.take("}")
-            return value
-        tok = self.take()
-        if not _is_number(tok) or len(tok) > 1:  # \sqrt23 is sqrt(2)*3: not worth reading here
-            raise _Unsupported("unbraced argument")
-        return float(tok)
-
-    def atom(self) -> float:
-        value = self.primary()
-        if self.peek() == "!":
-            self.take("!")
-            if self.peek() == "!":
-                raise _Unsupported("double factorial")
-            if value < 0 or value != int(value):
-                raise _Unsupported("factorial of a non-integer")
-            value = math.inf if value > 170 else float(math.factorial(int(value)))
-        return value
-
-    def primary(self) -> float:
-        tok = self.take()
-        if _is_number(tok):
-            return float(tok)
-        if tok == "\\pi":
-            return math.pi
-        if tok == "\\infty":
-            return math.inf
-        if tok in ("(", "{"):
-            value = self.expr()
-            self.take(")" if tok == "(" else "}")
-            return value
-        if tok == "\\frac":
-            if self.peek() != "{" and _is_number(self.peek() or "") and len(self.peek() or "") == 2:
-                digits = self.take()  # \frac12
-                return float(digits[0]) / float(digits[1])
-            return self.group() / self.group()
-        if tok == "\\sqrt":
-            index = 2.0
-            if self.peek() == "[":
-                self.take("[")
-                index = self.expr()
-                self.take("]")
-            radicand = self.group()
-            if radicand < 0:
-                raise _Unsupported("complex")
-            return radicand ** (1.0 / index)
-        raise _Unsupported(tok)
-
-
-def _is_number(tok: str) -> bool:
-    return bool(tok) and (tok[0].isdigit() or tok[0] == ".")
-
-
-def numeric_value(latex: str) -> float | None:
-    """The value of a simple numeric LaTeX expression, or None when it is not one (or is ambiguous).
-
-    Values too large for a float (power towers, huge factorials, 50,000-digit literals) come back as
-    ``inf``: unequal to any finite answer, which decides them without sympy."""
-    if len(latex) > 500:
-        return None
-    try:
-        parser = _Parser(_tokenize(latex.strip().strip("$")))
-        if not parser.tokens:
-            return None
-        value = parser.expr()
-        if parser.peek() is not None:
-            return None
-    except (_Unsupported, ZeroDivisionError, OverflowError, ValueError):
-        return None
-    return None if math.isnan(value) else value
-
-
 _BRACKETS = {"(": ")", "[": "]"}
 
 
-def numeric_tuple(latex: str) -> tuple[str, list[float], str] | None:
+def numeric_tuple(latex: str) -> tuple[str, list[Number], str] | None:
     """``(a, b)`` or ``[a, b)`` with simple numeric elements: (opening bracket, values, closing bracket).
 
     Tuples, points and intervals share this form; callers compare bracket kinds and values in order, which is
@@ -197,16 +430,17 @@ def numeric_tuple(latex: str) -> tuple[str, list[float], str] | None:
     inner = s[1:-1]
     if any(ch in inner for ch in "()[]") or ("{" in inner and "\\frac" not in inner and "\\sqrt" not in inner):
         return None
-    parts = _split_top_level(inner)
+    parts = split_top_level(inner)
     if parts is None or len(parts) < 2:
         return None
-    values = [numeric_value(p) for p in parts]
+    values = [evaluate(p) for p in parts]
     if any(v is None for v in values):
         return None
     return s[0], [v for v in values if v is not None], s[-1]
 
 
-def _split_top_level(text: str) -> list[str] | None:
+def split_top_level(text: str, separator: str = ",") -> list[str] | None:
+    """``text`` split at ``separator`` outside brackets and braces, or None when they are unbalanced."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "{([":
@@ -215,7 +449,7 @@ def _split_top_level(text: str) -> list[str] | None:
             depth -= 1
             if depth < 0:
                 return None
-        elif ch == "," and depth == 0:
+        elif ch == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     if depth != 0:

@@ -20,10 +20,10 @@ def _init_grader(config: GradingConfig) -> None:
     _GRADER = MathGrader(config)
 
 
-def _grade_in_worker(reference: str, completion: str) -> Score:
+def _grade_in_worker(question: str, reference: str, completion: str) -> Score:
     assert _GRADER is not None, "worker was not initialised"
     try:
-        return _GRADER.grade(reference, completion)
+        return _GRADER.grade(reference, completion, question)
     except MemoryError as exc:
         return Score.failed(REASON_OUT_OF_MEMORY, describe(exc))
     except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
@@ -84,7 +84,7 @@ class RuleReward:
 
     def score_timed(self, items: Sequence[Item]) -> list[tuple[Score, float]]:
         """Scores with the seconds each item took in its worker (the deadline for killed items)."""
-        outcomes = self.pool.map(_grade_in_worker, [(it.reference, it.completion) for it in items])
+        outcomes = self.pool.map(_grade_in_worker, [(it.question, it.reference, it.completion) for it in items])
         return [(_to_score(o), o.seconds) for o in outcomes]
 
     def close(self) -> None:

@@ -48,9 +48,11 @@ def test_grade_table(grader, reference, completion, correct):
     assert score.verdict is correct, score
 
 
-def test_no_answer_reason(grader):
-    score = grader.grade("7", "Let me think about this problem carefully and slowly without concluding. " * 10)
+def test_no_answer_and_loop_reasons(grader):
+    score = grader.grade("7", "Let me think about this problem carefully and slowly, without ever concluding anything")
     assert (score.value, score.verdict, score.reason) == (0.0, False, "no_answer_found")
+    score = grader.grade("7", "Let me think about this problem carefully and slowly without concluding. " * 10)
+    assert (score.value, score.verdict, score.reason) == (0.0, False, "invalid_output")
 
 
 def test_reference_answer_extraction():
@@ -62,8 +64,8 @@ def test_reference_answer_extraction():
 def test_gold_is_parsed_once_per_distinct_reference(grader, monkeypatch):
     fresh = MathGrader(GradingConfig())
     calls = []
-    real = fresh._parse
-    monkeypatch.setattr(fresh, "_parse", lambda text: calls.append(text) or real(text))
+    real = fresh.symbolic.parse
+    monkeypatch.setattr(fresh.symbolic, "parse", lambda text: calls.append(text) or real(text))
     for completion in ("\\boxed{1+x}", "\\boxed{x+2}", "\\boxed{2+x-1}"):
         fresh.grade("x+1", completion)
     gold_parses = [c for c in calls if c in ("$x+1$", "x+1")]
@@ -91,3 +93,53 @@ def test_long_answers_are_cut(grader):
 def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference, completion, verdict, reason):
     score = grader.grade(reference, completion)
     assert (score.verdict, score.reason) == (verdict, reason)
+
+
+@pytest.mark.parametrize(
+    "question, reference, completion, verdict, reason",
+    [
+        # no evaluation of towers: compared by size
+        ("", "4", "So the result is 9^9^9^9", False, "mismatch"),
+        ("", "9^{9^{9^9}}", "The answer is 4", False, "mismatch"),
+        # exact values, not float tolerance; decimals by the digits they give
+        ("", "2^{64}", "\\boxed{18446744073709551617}", False, "mismatch"),
+        ("", "\\frac{1}{4000000}", "\\boxed{0.0000002}", False, "mismatch"),
+        ("", "\\frac{2}{7}", "\\boxed{0.2857}", True, "verified"),
+        ("", "\\frac{2}{7}", "\\boxed{0.29}", False, "mismatch"),  # two significant digits are not enough
+        ("Give the exact value.", "\\frac{2}{7}", "\\boxed{0.2857}", False, "wrong_form"),
+        # the last of several statements on one line is the answer
+        ("", "20", "the answer is 19, no wait, the answer is 20.", True, "verified"),
+        # a percent, not its fraction
+        ("What percent of 8 is 2?", "25\\%", "\\boxed{0.25}", False, "wrong_form"),
+        ("What percent of 8 is 2?", "25\\%", "The answer is 25.", True, "verified"),
+        # control tokens of the policy's tokenizer
+        ("", "1596", "so she pays \\$1596.<|im_end|><|endoftext|>", True, "verified"),
+        ("", "1596", "Therefore, in all, she pays a total of \\$1596.<|im_end|>", True, "verified"),
+        ("", "1596", "The answer is 1596<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThe answer is 7", True,
+         "verified"),
+        # loops, alternation, code
+        ("", "12", "The answer is 12. Wait. The answer is 13. Wait. " * 6 + "The answer", False, "invalid_output"),
+        ("", "4", "x = 8 / 2\nprint(x)  # 4", False, "invalid_output"),
+        # forms: restated expression, interval as inequality, angle units, text-wrapped numbers, vectors, options
+        ("Simplify $\\frac{9}{12}$.", "\\frac{3}{4}", "\\boxed{\\frac{9}{12}}", False, "restates_question"),
+        ("Solve $2x > 8$.", "(4, \\infty)", "\\boxed{x > 4}", True, "verified"),
+        ("Find the angle.", "\\frac{\\pi}{4}", "\\boxed{45^\\circ}", True, "verified"),
+        ("Find the angle in radians.", "\\frac{\\pi}{4}", "\\boxed{45^\\circ}", False, "wrong_form"),
+        ("", "7", "\\boxed{\\text{7}}", True, "verified"),
+        ("", "(3, 4)", "\\boxed{\\begin{bmatrix} 3 \\\\ 4 \\end{bmatrix}}", True, "verified"),
+        ("Pick one. (A) 3 (B) 9 (C) 27", "9", "The answer is (B) 9", True, "verified"),
+        ("Pick one. (A) 3 (B) 9 (C) 27", "B", "The answer is 9", True, "choice"),
+    ],
+)
+def test_rules_of_the_published_families(grader, question, reference, completion, verdict, reason):
+    score = grader.grade(reference, completion, question)
+    assert (score.verdict, score.reason) == (verdict, reason), score
+
+
+def test_decide_needs_no_sympy_and_agrees_with_grade(grader):
+    pairs = [("3", "\\boxed{3}"), ("\\frac{1}{2}", "\\boxed{0.5}"), ("x^2+1", "\\boxed{1+x^2}"), ("C", "(C)")]
+    for reference, completion in pairs:
+        decided = grader.decide(reference, completion)
+        assert decided is None or decided == grader.grade(reference, completion)
+    assert grader.decide("3", "\\boxed{3}") is not None  # plain numbers are decided without math-verify
+    assert grader.decide("x^2+1", "\\boxed{1+x^2}") is None  # algebra needs it

@@ -10,8 +10,16 @@ def test_cases_are_many_cited_and_balanced_by_verdict():
     assert len(data.rows) >= 60
     assert all(r.item.metadata["source"] for r in data.rows)
     families = Counter(r.category for r in data.rows)
-    assert set(families) == {"master_key", "degenerate", "hedging", "copy", "invalid", "injection", "resource",
-                             "unicode", "equivalent"}
+    assert set(families) == {
+        "master_key", "degenerate", "hedging", "copy", "invalid", "injection", "resource", "unicode", "equivalent",
+        "alternating", "code_or_gibberish", "restated", "tiny_difference", "percent", "unicode_notation",
+        "plain_text_math", "interval_notation", "text_wrapped", "angle_units", "column_vector", "option_text",
+    }
+    # the families of right answers in other notations hold wrong answers in the same notation too
+    for family in ("unicode_notation", "plain_text_math", "interval_notation", "text_wrapped", "angle_units",
+                   "column_vector", "option_text", "restated", "tiny_difference", "percent"):
+        labels = {r.label for r in data.rows if r.category == family}
+        assert labels == {True, False}, family
     assert any(r.label for r in data.rows) and any(not r.label for r in data.rows)
     megabyte = [r for r in data.rows if len(r.item.completion) >= 1_000_000]
     assert megabyte and not megabyte[0].label  # stored compactly, expanded on load
@@ -21,7 +29,7 @@ def test_rule_reward_on_the_robustness_suite(rule_reward):
     suite = build_suite("robustness")
     data = suite.load()
     metrics = {m.name: m.value for m in suite.metrics(data, rule_reward.score([r.item for r in data.rows]))}
-    assert metrics["false_negative_rate"] == 0.0  # measured 0/25
-    assert metrics["false_positive_rate"] <= 0.05  # measured 1/47: "either \boxed{3} or \boxed{4}" passes
+    assert metrics["false_negative_rate"] == 0.0  # measured 0/52
+    assert metrics["false_positive_rate"] == 0.0  # measured 0/75
     assert metrics["timeout_rate"] == 0.0
-    assert metrics["accuracy/resource"] == 1.0 and metrics["accuracy/master_key"] == 1.0
+    assert all(v == 1.0 for k, v in metrics.items() if k.startswith("accuracy/")), metrics

@@ -1,0 +1,142 @@
+"""Rewriting an extracted answer into the LaTeX the comparison reads: notations that mean the same number.
+
+Each rewrite closes a published family of false negatives, the answers that rule verifiers reject although
+they are right (TinyV, arXiv 2505.14625, its taxonomy and HardVerify-Math; math-verify issues on unicode and
+plain-text input):
+
+- unicode superscripts and subscripts (``x²``, ``2¹⁰``, ``a₁``) and full-width digits and signs (``１２３４``);
+- unicode math signs (``√3``, ``π``, ``∞``, ``×``, ``−``, ``≤``, ``°``);
+- plain-text functions (``sqrt(3)/2``, ``4pi``, ``cbrt(8)``);
+- a number wrapped in text (``\\text{13}``, ``\\textbf{13}``), or after a currency sign (``\\$1596``);
+- a column (or row) vector for the same tuple (``\\begin{pmatrix}1\\\\2\\end{pmatrix}`` = ``(1, 2)``).
+
+Look-alike letters and digits of other scripts (Cyrillic ``С``, Arabic-Indic ``١٢``, circled ``⑤``) are left as
+they are: they are not the answer's characters, and a verifier must not read them as such. Every function here
+is linear in its input.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni"))
+_SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()"))
+_SUPERSCRIPT_RUN = re.compile(f"[{''.join(_SUPERSCRIPTS)}]+")
+_SUBSCRIPT_RUN = re.compile(f"[{''.join(_SUBSCRIPTS)}]+")
+_SYMBOLS = {
+    "π": "\\pi ", "∞": "\\infty ", "×": "\\times ", "·": "\\cdot ", "⋅": "\\cdot ", "÷": "\\div ", "−": "-",
+    "–": "-", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "°": "^\\circ", "∪": "\\cup ", "∩": "\\cap ",
+    "\u3000": " ", "±": "\\pm ",
+}
+_SQRT_SIGN = re.compile(r"√\s*(\(|\{|\d+(?:\.\d+)?|[A-Za-z]|\\pi)")
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
+
+
+def unicode_to_latex(text: str) -> str:
+    """Full-width ASCII to ASCII, superscript and subscript runs to ``^{...}`` / ``_{...}``, math signs to
+    their LaTeX commands."""
+    if text.isascii():
+        return text
+    text = text.translate(_FULL_WIDTH)
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + "".join(_SUPERSCRIPTS[c] for c in m.group(0)) + "}", text)
+    text = _SUBSCRIPT_RUN.sub(lambda m: "_{" + "".join(_SUBSCRIPTS[c] for c in m.group(0)) + "}", text)
+    text = _SQRT_SIGN.sub(_sqrt_sign, text)
+    for sign, latex in _SYMBOLS.items():
+        if sign in text:
+            text = text.replace(sign, latex)
+    return text
+
+
+def _sqrt_sign(m: re.Match[str]) -> str:
+    arg = m.group(1)
+    if arg in "({":  # √(x+1): the parenthesised group becomes the argument (plain_functions balances it)
+        return "sqrt" + arg
+    return "\\sqrt{" + arg + "}"
+
+
+# sqrt(...), cbrt(...) with a balanced argument; pi and the elementary functions written as words.
+_PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])(sqrt|cbrt)\s*(?=[({])")
+_PLAIN_PI = re.compile(r"(?<![A-Za-z\\])pi(?![A-Za-z])")
+_PLAIN_FUNCTION = re.compile(r"(?<![A-Za-z\\])(ln|log|sin|cos|tan|exp)(?=\s*\()")
+
+
+def plain_functions(text: str) -> str:
+    """``sqrt(3)/2`` -> ``\\sqrt{3}/2``, ``4pi`` -> ``4\\pi``, ``cbrt(8)`` -> ``\\sqrt[3]{8}``, ``ln(2)`` -> ``\\ln(2)``."""
+    if "sqrt" not in text and "cbrt" not in text and "pi" not in text and "(" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for m in _PLAIN_ROOT.finditer(text):
+        if m.start() < pos:
+            continue
+        open_at = m.end()
+        close = _matching(text, open_at)
+        if close is None:
+            continue
+        inner = plain_functions(text[open_at + 1 : close])
+        out.append(text[pos : m.start()])
+        out.append(("\\sqrt{" if m.group(1) == "sqrt" else "\\sqrt[3]{") + inner + "}")
+        pos = close + 1
+    text = "".join(out) + text[pos:]
+    text = _PLAIN_PI.sub(r"\\pi ", text)
+    return _PLAIN_FUNCTION.sub(r"\\\1", text)
+
+
+def _matching(text: str, open_at: int) -> int | None:
+    pairs = {"(": ")", "{": "}"}
+    opener = text[open_at]
+    closer = pairs[opener]
+    depth = 0
+    for i in range(open_at, min(len(text), open_at + 2000)):
+        if text[i] == opener:
+            depth += 1
+        elif text[i] == closer:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+_TEXT_NUMBER = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit|mbox)\s*\{\s*([-+]?[\d.,]+)\s*\}")
+
+
+def unwrap_text_numbers(text: str) -> str:
+    """``\\text{13}`` -> ``13``: a number set in text is the number."""
+    return _TEXT_NUMBER.sub(r"\1", text) if "\\" in text else text
+
+
+_MATRIX = re.compile(r"\\begin\{([pbBvV]?matrix|array)\}(?:\{[^{}]*\})?(.*?)\\end\{\1\}", re.S)
+
+
+def vector_to_tuple(text: str) -> str:
+    """A single-column or single-row ``pmatrix``/``bmatrix`` -> ``(a, b, c)``; real matrices are left alone.
+    (``vmatrix`` is a determinant, not a vector, and is not rewritten.)"""
+    if "\\begin" not in text:
+        return text
+
+    def rewrite(m: re.Match[str]) -> str:
+        if m.group(1) in ("vmatrix", "Vmatrix"):
+            return m.group(0)
+        rows = [r.strip() for r in re.split(r"\\\\(?:\[[^\]]*\])?", m.group(2)) if r.strip()]
+        cells = [[c.strip() for c in r.split("&")] for r in rows]
+        if len(cells) > 1 and all(len(r) == 1 for r in cells):
+            return "(" + ", ".join(r[0] for r in cells) + ")"
+        if len(cells) == 1 and len(cells[0]) > 1:
+            return "(" + ", ".join(cells[0]) + ")"
+        return m.group(0)
+
+    whole = _MATRIX.fullmatch(text.strip())
+    return rewrite(whole) if whole else text
+
+
+_CURRENCY = re.compile(r"\\\$\s*(?=[-+]?\.?\d)|(?<![\w$])[€£¥](?=\s*\d)")
+
+
+def drop_currency(text: str) -> str:
+    """``\\$1596`` -> ``1596``: an escaped dollar sign (or a euro, pound, yen sign) before a number is its unit."""
+    return _CURRENCY.sub("", text) if ("\\$" in text or not text.isascii()) else text
+
+
+def normalize_answer(answer: str) -> str:
+    """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
+    return vector_to_tuple(unwrap_text_numbers(plain_functions(unicode_to_latex(drop_currency(answer))))).strip()

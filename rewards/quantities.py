@@ -1,0 +1,66 @@
+"""Answers with a unit that the comparison must respect: percentages and angles.
+
+- A percent is not its fraction when the question asks for a percent: for "What percent of 80 is 20?" with
+  reference ``25\\%``, ``25``, ``25\\%`` and "25 percent" are right, but ``\\frac{1}{4}`` and ``0.25`` are not,
+  although math-verify counts ``25\\%`` equal to ``0.25`` (it reads ``\\%`` as a division by 100). Reading the
+  fraction as the percent is a false positive of rule verifiers on percentage questions (VerifyBench,
+  arXiv 2505.15801, lists units and percentages among its answer-form checks).
+- An angle in degrees is the same answer as the same angle in radians when the question does not fix the unit:
+  ``60^\\circ`` and ``\\frac{\\pi}{3}``. When it does ("in radians", "in degrees"), the other unit is wrong. Unit
+  mismatches are a false-negative family of TinyV's taxonomy (arXiv 2505.14625).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from rewards.numeric import Number, approx_number, evaluate
+
+_PERCENT_SIGN = re.compile(r"\s*(?:\\text\s*\{\s*\\?%\s*\}|\\%|%|\\percent\b|(?<![A-Za-z])percent(?![A-Za-z]))\s*$")
+_ASKS_PERCENT = re.compile(r"(?i)percent|%")
+
+
+def split_percent(answer: str) -> tuple[str, bool]:
+    """(the number, whether it carried a percent sign or word)."""
+    m = _PERCENT_SIGN.search(answer)
+    return (answer[: m.start()].strip(), True) if m else (answer.strip(), False)
+
+
+def asks_for_percent(question: str) -> bool:
+    return bool(_ASKS_PERCENT.search(question))
+
+
+_DEGREES = re.compile(
+    r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree|°|(?:\\text\s*\{\s*)?(?<![A-Za-z])degrees?(?![A-Za-z])\s*\}?)\s*$"
+)
+_RADIANS = re.compile(r"\s*(?:\\text\s*\{\s*)?(?<![A-Za-z])(?:radians?|rad)(?![A-Za-z])\s*\}?\s*$")
+_FIXES_RADIANS = re.compile(r"(?i)\bin radians\b|\bradian measure\b|\bradians\b")
+_FIXES_DEGREES = re.compile(r"(?i)\bin degrees\b|\bdegree measure\b|\bdegrees\b|\\circ|°")
+
+
+def fixed_unit(question: str) -> str | None:
+    """``radians`` or ``degrees`` when the question names one unit (and not both), else None."""
+    radians, degrees = bool(_FIXES_RADIANS.search(question)), bool(_FIXES_DEGREES.search(question))
+    if radians == degrees:
+        return None
+    return "radians" if radians else "degrees"
+
+
+def angle(answer: str) -> tuple[Number, str] | None:
+    """(value in radians, the unit it was written in) for ``60^\\circ``, ``60 degrees``, ``\\frac{\\pi}{3}`` or
+    ``1.2 radians``; None for a number without a unit or a multiple of pi (``\\frac{\\pi}{3}`` is radians)."""
+    m = _DEGREES.search(answer)
+    if m and m.start() > 0:
+        value = evaluate(answer[: m.start()])
+        if value is None or value.is_huge:
+            return None
+        return approx_number(value.approx * math.pi / 180), "degrees"
+    m = _RADIANS.search(answer)
+    text = answer[: m.start()] if m and m.start() > 0 else answer
+    if m is None and "\\pi" not in text:
+        return None
+    value = evaluate(text)
+    if value is None or value.is_huge:
+        return None
+    return value, "radians"

@@ -1,0 +1,176 @@
+"""The symbolic step of grading: math-verify's parse and verify, with every numeric evaluation bounded.
+
+Runs only in the rule reward's worker processes (it imports sympy, and math-verify's timeouts are
+``signal.alarm``, which works only in a main thread). Two things here keep a hostile input from hanging or
+crashing the worker before the pool's hard deadline has to kill it:
+
+- a parsed prediction is valued by walking its sympy tree with the bounded arithmetic of
+  :mod:`rewards.numeric` (exact rationals, sizes for towers): ``9^{9^{9^9}}`` is found to be astronomically
+  larger than 4 by its logarithm, without sympy ever computing it;
+- sympy's ``evalf`` is called only on trees whose every power, factorial and literal is small, and under
+  math-verify's alarm, whose ``TimeoutException`` is caught here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from fractions import Fraction
+from typing import Any
+
+from rewards.numeric import Number, _add, _factorial, _mul, _power, _reciprocal, _Unsupported, approx_number, exact_number
+
+_MAX_NODES = 400
+_MAX_LITERAL_BITS = 20_000
+_MAX_EVALF_EXPONENT = 1_000
+_MAX_EVALF_FACTORIAL = 1_000
+
+
+def _sympy():
+    import sympy
+
+    return sympy
+
+
+def sympy_number(expr: Any) -> Number | None:
+    """The value of a numeric sympy expression built from integers, rationals, floats, pi, e, sums, products,
+    powers and factorials, or None for anything else (symbols, functions, relations, sets)."""
+    try:
+        return _value(expr, [0])
+    except (_Unsupported, ZeroDivisionError, OverflowError, ValueError, RecursionError, TypeError):
+        return None
+
+
+def _value(expr: Any, count: list[int]) -> Number | None:
+    sp = _sympy()
+    count[0] += 1
+    if count[0] > _MAX_NODES:
+        return None
+    if isinstance(expr, sp.Integer):
+        return exact_number(Fraction(int(expr)))
+    if isinstance(expr, sp.Rational):
+        return exact_number(Fraction(int(expr.p), int(expr.q)))
+    if isinstance(expr, sp.Float):
+        return approx_number(float(expr))
+    if expr is sp.pi:
+        return approx_number(math.pi)
+    if expr is sp.E:
+        return approx_number(math.e)
+    if expr is sp.oo or expr is sp.zoo or expr is sp.nan:
+        return None
+    args = []
+    for arg in getattr(expr, "args", ()):
+        value = _value(arg, count)
+        if value is None:
+            return None
+        args.append(value)
+    if isinstance(expr, sp.Add):
+        total = args[0]
+        for a in args[1:]:
+            total = _add(total, a)
+        return total
+    if isinstance(expr, sp.Mul):
+        product = args[0]
+        for a in args[1:]:
+            product = _mul(product, a)
+        return product
+    if isinstance(expr, sp.Pow):
+        base, exponent = args
+        if exponent.exact is not None and exponent.exact < 0 and exponent.exact.denominator == 1:
+            return _reciprocal(_power(base, exact_number(-exponent.exact)))
+        return _power(base, exponent)
+    if isinstance(expr, sp.factorial):
+        return _factorial(args[0])
+    return None
+
+
+def evaluation_is_bounded(expr: Any) -> bool:
+    """True when evaluating ``expr`` numerically cannot blow up: few nodes, small literals, small exponents and
+    factorial arguments. Functions (sin, log) are allowed; their arguments are checked the same way."""
+    sp = _sympy()
+    nodes = 0
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        if nodes > _MAX_NODES:
+            return False
+        if isinstance(node, sp.Integer) and int(node).bit_length() > _MAX_LITERAL_BITS:
+            return False
+        if isinstance(node, sp.Pow):
+            exponent = node.args[1]
+            if not exponent.is_Number or abs(float(exponent)) > _MAX_EVALF_EXPONENT:
+                return False
+        if isinstance(node, (sp.factorial, sp.gamma, sp.factorial2, sp.subfactorial)):
+            arg = node.args[0]
+            if not arg.is_Number or abs(float(arg)) > _MAX_EVALF_FACTORIAL:
+                return False
+        stack.extend(getattr(node, "args", ()))
+    return True
+
+
+class SymbolicComparer:
+    """math-verify's ``parse`` and ``verify`` with a bounded cache of parsed references, so each distinct
+    reference is parsed once per process however many rollouts share it."""
+
+    def __init__(self, *, timeout_s: int, float_rounding: int, numeric_precision: int, strict: bool,
+                 cache_size: int) -> None:
+        import math_verify  # sympy and ANTLR: a second to import, paid once per worker
+
+        self._mv = math_verify
+        self.timeout_s = timeout_s
+        self.float_rounding = float_rounding
+        self.numeric_precision = numeric_precision
+        self.strict = strict
+        self.cache_size = cache_size
+        self._gold: OrderedDict[str, list[Any]] = OrderedDict()
+
+    def parse(self, text: str) -> list[Any]:
+        return self._mv.parse(text, parsing_timeout=self.timeout_s)
+
+    def parse_gold(self, gold: str) -> list[Any]:
+        cached = self._gold.get(gold)
+        if cached is not None:
+            self._gold.move_to_end(gold)
+            return cached
+        parsed = self.parse(gold)
+        self._gold[gold] = parsed
+        if len(self._gold) > self.cache_size:
+            self._gold.popitem(last=False)
+        return parsed
+
+    def verify(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> bool:
+        return bool(
+            self._mv.verify(
+                gold_parsed, pred_parsed, float_rounding=self.float_rounding,
+                numeric_precision=self.numeric_precision, strict=self.strict, timeout_seconds=self.timeout_s,
+            )
+        )
+
+    def value(self, parsed: list[Any]) -> tuple[Number | None, bool]:
+        """(the numeric value of a parsed prediction, whether it has free symbols). The value is computed by
+        :func:`sympy_number`, else by ``evalf`` when that is bounded; None when neither can say."""
+        if not parsed:
+            return None, False
+        sp = _sympy()
+        expr = parsed[0]
+        if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
+            return None, False
+        if expr.free_symbols:
+            return None, True
+        number = sympy_number(expr)
+        if number is not None or not evaluation_is_bounded(expr):
+            return number, False
+        from math_verify.utils import timeout
+
+        try:
+            value = complex(timeout(timeout_seconds=self.timeout_s)(expr.evalf)(30))
+        except (TypeError, ValueError, ArithmeticError, RecursionError):
+            return None, False
+        except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
+            if type(exc).__name__ != "TimeoutException":
+                raise
+            return None, False
+        if value.imag != 0 or not math.isfinite(value.real):
+            return None, False
+        return approx_number(value.real), False

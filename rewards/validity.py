@@ -1,0 +1,144 @@
+"""Completions whose "answer" must not pay, whatever its value: each check closes a published family of false
+positives of rule verifiers. All are pure string code, linear in the input, safe to run in the caller.
+
+- :func:`ending_loop` and :func:`alternates_and_stops`: truncated and looping outputs, CompassVerifier's
+  invalid class (arXiv 2507.03219): a policy that alternates between answers until it is cut off has not
+  answered, even when its last-but-one statement happens to be right.
+- :func:`looks_like_code` and :func:`looks_like_garbage`: an "answer" found only as the last number of code or
+  gibberish (Pitfalls of Rule- and Model-based Verifiers, arXiv 2505.22203: degenerate outputs that earn reward;
+  math-verify's fallback extraction takes the last number of any text).
+- :func:`restates_question`: the question's own expression given back for "factor", "expand", "simplify",
+  "reduce" or "rationalise" questions. A symbolic checker finds it equal to the reference (math-verify compares
+  by value), so the policy is paid for doing nothing; the asked form is part of the answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rewards.extract import canonical_latex
+
+_WHITESPACE = re.compile(r"\s+")
+_LOOP_WINDOW = 5000
+_MAX_PERIOD = 1000
+_MIN_LOOP_CHARS = 80
+
+
+def ending_loop(completion: str) -> str | None:
+    """The repeated block when the completion ends inside a loop, else None: its last characters (at least 80,
+    and at least two whole periods) repeat with one period of up to 1,000 characters, whitespace aside. A loop
+    broken by a final answer ("Let me think. " * 1000 + "The answer is 7") does not end the completion."""
+    s = _WHITESPACE.sub(" ", completion[-_LOOP_WINDOW:]).rstrip()
+    n = len(s)
+    key_len = 24
+    if n < _MIN_LOOP_CHARS:
+        return None
+    key = s[-key_len:]
+    end = n - 1
+    for _ in range(12):  # the nearest earlier occurrences of the last characters give the candidate periods
+        j = s.rfind(key, 0, end)
+        if j < 0:
+            return None
+        period = n - key_len - j
+        if period > _MAX_PERIOD:
+            return None
+        span = max(period, _MIN_LOOP_CHARS)  # s[-span:] equal to the span one period earlier
+        if span + period <= n and s[n - span :] == s[n - span - period : n - period]:
+            return s[n - period :]
+        end = j + key_len - 1
+    return None
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def loop_voids_answer(block: str, answered_before: bool) -> bool:
+    """A loop voids the completion when it repeats numbers or answers (the policy is going round its
+    candidates), or when nothing was answered before it. A note repeated after a stated final answer does not
+    take that answer back."""
+    return not answered_before or bool(_DIGIT.search(block)) or "boxed" in block
+
+
+_TERMINAL = re.compile(r"""[.!?)\]}$'"`*✓。！？:]\s*$|\\\]\s*$|\\\)\s*$|\d\s*$""")
+
+
+def ends_mid_sentence(text: str) -> bool:
+    """The text stops without a sentence's or a formula's end: the mark of a completion cut off at its length
+    limit."""
+    stripped = text.rstrip()
+    return bool(stripped) and not _TERMINAL.search(stripped[-10:])
+
+
+def alternates_and_stops(answers: list[object], text: str) -> bool:
+    """Several different final answers stated ("the answer is 12 ... the answer is 13 ...") and a stop
+    mid-sentence: the policy went back and forth until it was cut off, and has not answered. ``answers`` are
+    the statements' values (or forms), compared for equality."""
+    return len(set(answers)) >= 2 and ends_mid_sentence(text)
+
+
+_CODE_MARKS = {
+    "fence": re.compile(r"```"),
+    "definition": re.compile(r"(?m)^\s*(?:def|class)\s+\w+\s*[(:]"),
+    "import": re.compile(r"(?m)^\s*(?:import\s+\w|from\s+\w+\s+import\b|#include\b)"),
+    "return": re.compile(r"(?m)^\s*return\b"),
+    "print": re.compile(r"\b(?:print|console\.log|printf|puts)\s*\("),
+    "loop": re.compile(r"(?m)^\s*(?:for|while|if)\b[^\n]*:\s*$|\b(?:for|while)\s*\([^)]*;"),
+    "statement_end": re.compile(r"(?m);\s*$"),
+    "comment": re.compile(r"(?m)^\s*(?:#|//)\s|\)\s*(?:#|//)\s"),
+    "operator": re.compile(r"\w\s*(?:==|\+=|-=|\*=|!=)\s*\w|\blambda\b|\w\[\w*\]\s*="),
+}
+
+
+def looks_like_code(text: str) -> bool:
+    """Program code: a fence, or two different kinds of code marks (``def``, ``import``, ``return``,
+    ``print(``, a loop header, a trailing ``;``, a ``#`` comment, ``==``/``+=``). Assignments alone are not
+    code: math solutions write ``x = 5`` too."""
+    tail = text[-5000:]
+    kinds = {kind for kind, mark in _CODE_MARKS.items() if mark.search(tail)}
+    return "fence" in kinds or len(kinds) >= 2
+
+
+_WORD = re.compile(r"[A-Za-z]{3,}")
+_VOWELS = set("aeiouyAEIOUY")
+_CONSONANT_RUN = re.compile(r"[^aeiouyAEIOUY]{5,}")
+_SYMBOL_RUN = re.compile(r"([{}\[\];|~@#&_<>])\1{3,}")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+
+
+def looks_like_garbage(text: str) -> bool:
+    """Gibberish: runs of the same bracket or symbol (``{{{{``, ``;;;;``), or mostly unpronounceable "words"
+    (no vowel, or five consonants in a row) among words of three letters or more. LaTeX commands are not
+    words."""
+    text = text[-2000:]
+    if _SYMBOL_RUN.search(text):
+        return True
+    words = _WORD.findall(_COMMAND.sub(" ", text))
+    if len(words) < 2:
+        return False
+    bad = sum(1 for w in words if not (_VOWELS & set(w)) or _CONSONANT_RUN.search(w))
+    return bad / len(words) > 0.5
+
+
+_TRANSFORM = re.compile(
+    r"(?i)\b(?:factor(?:i[sz]e)?|expand|simplify|reduce|rationali[sz]e|combine)\b(?!\s+of\b)|"
+    r"\b(?:simplest|lowest|expanded|factored|reduced)\s+(?:radical\s+)?(?:form|terms)\b"
+)
+_SINGLE_BRACED = re.compile(r"([\^_])\{(\w)\}")
+# An expression to transform has structure: an operator, a fraction, a root or a bracket, not just a word.
+_STRUCTURE = re.compile(r"[\^/()*+\-]|\\frac|\\sqrt|\\cdot|\\times")
+
+
+def _form(text: str) -> str:
+    return _SINGLE_BRACED.sub(r"\1\2", canonical_latex(text)).replace("\\cdot", "").replace("*", "")
+
+
+def restates_question(question: str, reference: str, answer: str) -> bool:
+    """True when the question asks to transform an expression (factor, expand, simplify, reduce, rationalise,
+    simplest form) and the answer gives back an expression of the question, in a form other than the
+    reference's. Bare numbers are never restatements."""
+    if not question or not _TRANSFORM.search(question[:5000]):
+        return False
+    form = _form(answer)
+    if len(form) < 3 or form == _form(reference) or not _STRUCTURE.search(form.lstrip("-")):
+        return False
+    return form in _form(question[:5000])
