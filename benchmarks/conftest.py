@@ -22,9 +22,12 @@ def pytest_terminal_summary(terminalreporter) -> None:
         return
     base = RESULTS.get("plain math-verify loop", {}).get("items_per_s")
     terminalreporter.section("rule reward throughput (same items, one run)")
-    terminalreporter.write_line(f"{'case':<44}{'items':>7}{'seconds':>10}{'items/s':>10}{'x plain loop':>14}")
+    terminalreporter.write_line(
+        f"{'case':<44}{'items':>7}{'seconds':>10}{'items/s':>10}{'x plain loop':>14}{'decided here':>14}"
+    )
     for name, r in RESULTS.items():
         ratio = f"{r['items_per_s'] / base:.2f}" if base else "-"
+        here = f"{100 * r['decided_here']:.1f}%" if "decided_here" in r else "-"
         terminalreporter.write_line(
-            f"{name:<44}{int(r['items']):>7}{r['seconds']:>10.2f}{r['items_per_s']:>10.1f}{ratio:>14}"
+            f"{name:<44}{int(r['items']):>7}{r['seconds']:>10.2f}{r['items_per_s']:>10.1f}{ratio:>14}{here:>14}"
         )

@@ -218,6 +218,12 @@ def _statement_key(statement: str) -> object:
     return canonical_latex(answer)
 
 
+# One number in a sentence: digits with thousands separators and a decimal part, a currency sign allowed.
+_PROSE_NUMBER = re.compile(r"(?<![\w.])-?\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])-?\$?\d+(?:\.\d+)?(?![\w,]\d|\w)")
+# What math-verify might read differently from "the one number": LaTeX, operators, percentages, times, ordinals.
+_NOT_PLAIN_PROSE = re.compile(r"[\\{}^=<>+*/%:]|\d\s*-\s*\d|\$\s*[^\d\s]|\d(?:st|nd|rd|th)\b|\$.*\$")
+
+
 class _NeedsSymbolic(Exception):
     """Raised inside :meth:`MathGrader.decide` where only math-verify can decide."""
 
@@ -236,6 +242,9 @@ class GradingConfig:
     gold_cache_size: int = 4096
 
 
+# No final answer is this long: longer "answers" (a megabyte in a box) are not read, by math-verify or anything.
+# 60,000 characters still holds a 50,000-digit number, which is compared by its size.
+_MAX_READABLE_ANSWER = 60_000
 # How much text may follow the last number of an unanchored completion ("... so 12 dollars in all.").
 _UNANCHORED_TRAIL = 40
 _LAST_MATH = re.compile(r"[\d$}\])]")
@@ -297,6 +306,8 @@ class MathGrader:
             if self._grade(question, reference, f"\\boxed{{{other}}}", symbolic).verdict is not True:
                 return Score.incorrect(REASON_HEDGED, pred)  # every answer offered must be right
 
+        if pred is not None and len(pred) > _MAX_READABLE_ANSWER:
+            return Score.incorrect(REASON_INVALID_OUTPUT, pred, f"a final answer of {len(pred)} characters")
         options = question_options(question)
         letter = choice_letter(gold, exact=True)
         if letter is not None:
@@ -352,7 +363,7 @@ class MathGrader:
             return None if decided is None else Score(decided.value, decided.verdict, decided.reason, pred, decided.detail)
         if canonical_latex(gold) and canonical_latex(gold) == canonical_latex(pred):
             return Score.correct(REASON_VERIFIED, pred)
-        for rule in (self._percent, self._angle, self._number, self._interval, self._tuple):
+        for rule in (self._percent, self._angle, self._number, self._number_in_prose, self._interval, self._tuple):
             verdict = rule(question, gold, pred)
             if verdict is not None:
                 return verdict if verdict.answer is not None else Score(
@@ -439,6 +450,21 @@ class MathGrader:
         if same is None:
             return None
         return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
+
+    def _number_in_prose(self, question: str, gold: str, pred: str) -> Score | None:
+        """A sentence around one number ("Mary will be left with 58 potted plants") against a numeric
+        reference: that number is the answer, as math-verify would read it, without its parse. Sentences with
+        several numbers, operators, LaTeX or percentages are left to math-verify."""
+        if len(pred) > 300 or not _WORD.search(pred) or _NOT_PLAIN_PROSE.search(pred):
+            return None
+        numbers = _PROSE_NUMBER.findall(pred)
+        if len(numbers) != 1:
+            return None
+        g = number_of(gold)
+        p = number_of(numbers[0])
+        if g is None or p is None or g.exact is None:
+            return None
+        return self._number(question, gold, numbers[0])
 
     def _interval(self, question: str, gold: str, pred: str) -> Score | None:
         """Solution sets: interval notation against inequalities, unions against "or"."""

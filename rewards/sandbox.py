@@ -62,6 +62,19 @@ def _timed_call(fn: Callable[..., R], args: tuple) -> tuple[R, float]:
     return value, time.perf_counter() - start
 
 
+def _timed_chunk(fn: Callable[..., R], arg_tuples: list[tuple]) -> list[tuple[R, float]]:
+    return [_timed_call(fn, args) for args in arg_tuples]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A chunk of calls submitted to a :class:`KillablePool`."""
+
+    fn: Callable[..., Any]
+    arg_tuples: list[tuple]
+    future: Any
+
+
 class KillablePool:
     """A lazily started pool of ``workers`` processes; :meth:`map` never hangs and never raises per item.
 
@@ -110,16 +123,41 @@ class KillablePool:
                 self._finalizer = weakref.finalize(self, _stop_pool, self._pool)
             return self._pool
 
-    def map(self, fn: Callable[..., R], arg_tuples: Sequence[tuple]) -> list[Outcome[R]]:
-        """Run ``fn(*args)`` for each tuple; outcomes come back in input order."""
-        if not arg_tuples:
-            return []
+    def map(self, fn: Callable[..., R], arg_tuples: Sequence[tuple], chunk_size: int = 1) -> list[Outcome[R]]:
+        """Run ``fn(*args)`` for each tuple; outcomes come back in input order.
+
+        With ``chunk_size`` > 1, tuples travel to the workers in chunks (one round trip for several items)."""
+        tasks = [self.submit(fn, list(arg_tuples[i : i + chunk_size])) for i in range(0, len(arg_tuples), max(1, chunk_size))]
+        return [outcome for task in tasks for outcome in self.outcomes(task)]
+
+    def submit(self, fn: Callable[..., R], arg_tuples: list[tuple]) -> Task:
+        """Start ``fn(*args)`` for a chunk of tuples now; :meth:`outcomes` waits for them. A chunk has the
+        per-item deadline for all of its items together: one that runs past it, or whose worker dies, is run
+        again one item per task, so a hung item costs its chunk-mates at most one deadline more and still ends
+        as its own ``timeout``."""
+        pool = self._ensure_pool()
+        if len(arg_tuples) == 1:
+            return Task(fn, arg_tuples, pool.schedule(_timed_call, args=(fn, arg_tuples[0]), timeout=self.deadline_s))
+        return Task(fn, arg_tuples, pool.schedule(_timed_chunk, args=(fn, arg_tuples), timeout=self.deadline_s))
+
+    def outcomes(self, task: Task) -> list[Outcome[Any]]:
+        """The outcomes of a submitted chunk, in order; never raises for what the items did."""
+        if len(task.arg_tuples) == 1:
+            return [self._collect(task.future)]
+        whole = self._collect(task.future, chunked=True)
+        if whole.failure is None:
+            return [Outcome(value, None, seconds) for value, seconds in whole.value]
+        return self._map_items(task.fn, task.arg_tuples)
+
+    def _map_items(self, fn: Callable[..., R], arg_tuples: Sequence[tuple]) -> list[Outcome[R]]:
         pool = self._ensure_pool()
         futures = [pool.schedule(_timed_call, args=(fn, args), timeout=self.deadline_s) for args in arg_tuples]
         return [self._collect(f) for f in futures]
 
-    def _collect(self, future: Any) -> Outcome[Any]:
+    def _collect(self, future: Any, chunked: bool = False) -> Outcome[Any]:
         try:
+            if chunked:  # a list of (value, seconds), one per item of the chunk
+                return Outcome(future.result(), None, 0.0)
             value, seconds = future.result()
             return Outcome(value, None, seconds)
         except FutureTimeout:

@@ -106,3 +106,25 @@ def test_concurrent_callers_share_the_pool():
         for t in threads:
             t.join(timeout=60)
     assert {k: v for k, v in results.items()} == {k: [(k * 100 + i) ** 2 for i in range(25)] for k in range(4)}
+
+
+def record_call(path, x):
+    """Appends one line per call: how many times the pool really ran each item."""
+    with open(path, "a") as fh:
+        fh.write(f"{x}\n")
+    return x * 10
+
+
+def test_chunks_run_each_item_once_in_order(tmp_path):
+    log = tmp_path / "calls.txt"
+    with KillablePool(2, deadline_s=10) as pool:
+        outcomes = pool.map(record_call, [(str(log), i) for i in range(40)], chunk_size=4)
+    assert [o.value for o in outcomes] == [i * 10 for i in range(40)]
+    assert sorted(int(x) for x in log.read_text().split()) == list(range(40))  # no item ran twice
+
+
+def test_a_hung_item_in_a_chunk_times_out_alone():
+    with KillablePool(2, deadline_s=1.0) as pool:
+        outcomes = pool.map(hang_blocking_signals, [(1,), (2,), (-1,), (3,), (4,), (5,)], chunk_size=3)
+    assert [o.failure for o in outcomes] == [None, None, FAILURE_TIMEOUT, None, None, None]
+    assert [o.value for o in outcomes if o.failure is None] == [1, 2, 3, 4, 5]
