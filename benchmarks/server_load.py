@@ -11,43 +11,22 @@ import asyncio
 import os
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import httpx
 
+from harness.server import process
 from harness.server.ports import free_port
 from suites import build_suite
 
 
 @contextmanager
 def serving(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: Sequence[str] = ()) -> Iterator[subprocess.Popen]:
-    """A ``harness serve`` process, healthy on entry and stopped on exit whatever happens in between."""
-    proc = start_server(reward, port, max_batch, max_wait_ms, extra)
-    try:
+    """A ``harness serve`` process with these batching settings, healthy on entry and stopped on exit."""
+    with process.serving(reward, port, ["--max-batch", str(max_batch), "--max-wait-ms", str(max_wait_ms), *extra]) as proc:
         yield proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-def start_server(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: Sequence[str] = ()) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness", "serve", "--reward", reward, "--host", "127.0.0.1", "--port", str(port),
-         "--max-batch", str(max_batch), "--max-wait-ms", str(max_wait_ms), *extra],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("the server did not start")
 
 
 def request_bodies(n: int) -> list[dict]:

@@ -266,21 +266,48 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
 @click.option("--max-batch", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--max-wait-ms", type=float, default=10.0, show_default=True, help="How long a request waits for batch-mates.")
 @click.option("--items-per-step", type=click.IntRange(min=0), default=0, show_default=True,
-              help="For rewards that learn: update after this many items (rollout batch x samples per prompt).")
+              help="Training-step size (rollout batch x samples per prompt): a learning reward updates, a recorded "
+              "run writes a step, after this many items. POST /step closes a step too.")
+@click.option("--deadline", "deadline_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Every request is answered within this many seconds; items not scored by then get reward 0.")
+@click.option("--stop-token", "stop_tokens", multiple=True,
+              help="An end-of-turn token of the policy's tokenizer, beyond the common ones (repeatable).")
+@click.option("--record", "record_name", default="", help="Record the served training run in the store under this "
+              "name: per-step training reward, rule accuracy, agreement, response length, alarm.")
+@click.option("--record-run", default="", hidden=True, help="Record into this existing run (the openrlhf trainer's).")
+@click.option("--alarm-window", type=click.IntRange(min=2), default=10, show_default=True,
+              help="Steps the hacking alarm looks back over, for a recorded run.")
 @click.option("--token", envvar="HARNESS_SERVER_TOKEN", default="", help="Require this bearer token (env HARNESS_SERVER_TOKEN).")
+@click.pass_context
 @_friendly
-def serve_command(reward_spec: str, host: str, port: int, max_batch: int, max_wait_ms: float, items_per_step: int,
-                  token: str) -> None:
+def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, max_batch: int, max_wait_ms: float,
+                  items_per_step: int, deadline_s: float, stop_tokens: tuple[str, ...], record_name: str,
+                  record_run: str, alarm_window: int, token: str) -> None:
     """Serve a reward over HTTP: /get_reward (OpenRLHF), /score, /step, /health, /metrics."""
     from harness.optional import require
-    from harness.server import ServerConfig, create_app
+
+    for module in ("fastapi", "pydantic", "uvicorn"):
+        require(module, "the reward server")
+    from harness.server.app import ServerConfig
+    from harness.server.observer import Recording
+    from harness.server.process import run_server
     from rewards import build_reward
 
-    uvicorn = require("uvicorn", "the reward server")
+    recording = None
+    if record_name or record_run:
+        recording = Recording(str(_store(ctx).path), record_run, record_name, items_per_step, alarm_window)
+    config = ServerConfig(reward_spec, max_batch, max_wait_ms, items_per_step, token, deadline_s=deadline_s,
+                          stop_tokens=stop_tokens, recording=recording)
     reward = build_reward(reward_spec)
-    config = ServerConfig(reward_spec, max_batch, max_wait_ms, items_per_step, token)
+
+    def ready(address: str) -> None:
+        click.echo(f"serving {reward_spec} at {address} (POST /get_reward, /score, /step; GET /health, /metrics): "
+                   f"batches of up to {max_batch} items gathered for up to {max_wait_ms:g} ms, every request answered "
+                   f"within {deadline_s:g} s" + (f", a step every {items_per_step} items" if items_per_step else "")
+                   + (f", recording to {recording.store_path}" if recording else ""), err=True)
+
     try:
-        uvicorn.run(create_app(reward, config), host=host, port=port, log_level="warning")
+        run_server(reward, config, host, port, on_ready=ready)
     finally:
         if hasattr(reward, "close"):
             reward.close()
@@ -311,6 +338,9 @@ def serve_command(reward_spec: str, host: str, port: int, max_batch: int, max_wa
 @click.option("--eval-every", type=int, default=None, help="Steps between held-out accuracy checks (0: none).")
 @click.option("--eval-suite", default=None, help="Held-out problems: gsm8k (its test split) or a jsonl.")
 @click.option("--eval-limit", type=int, default=None, help="Held-out problems per check.")
+@click.option("--launcher", default=None, help="openrlhf: the command that runs OpenRLHF's trainer (default "
+              "'python -m openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
+              "openrlhf.cli.train_ppo_ray').")
 @click.option("--dry-run", is_flag=True, help="openrlhf: write the prompt data and print the checked command.")
 @click.pass_context
 @_friendly
@@ -335,6 +365,29 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
                   **extra).run(_store(ctx))
     if run is None:
         return
+    _emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")
+
+
+@main.command("sft")
+@click.option("--data", required=True, help="jsonl of question and solution (the worked answer to imitate).")
+@click.option("--output", required=True, help="Output folder; the model goes to OUTPUT/final.")
+@click.option("--policy", default="smollm2-135m", show_default=True, help="A folder, a hub id, or smollm2-135m.")
+@click.option("--epochs", type=float, default=1.0, show_default=True)
+@click.option("--max-steps", type=int, default=-1, show_default=True, help="Optimizer steps; overrides --epochs when positive.")
+@click.option("--learning-rate", type=float, default=5e-5, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--max-length", type=click.IntRange(min=8), default=256, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.pass_context
+@_friendly
+def sft_command(ctx: click.Context, **options: Any) -> None:
+    """Supervised warm-up of a policy with TRL's SFTTrainer (prompts as GRPO sees them); the run is stored."""
+    from trainers.sft import SFTRun, SFTRunConfig
+
+    def show(step: int, total: int, values: dict) -> None:
+        click.echo(f"step {step}/{total} loss={values['loss']:.4f}", err=True)
+
+    run = SFTRun(SFTRunConfig(**options), progress=show).run(_store(ctx))
     _emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")
 
 

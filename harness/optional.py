@@ -17,6 +17,7 @@ EXTRA_FOR_MODULE = {
     "lm_eval": "lmeval",
     "fastapi": "server",
     "uvicorn": "server",
+    "pydantic": "server",
     "datasets": "hub",
     "matplotlib": "plots",
     "gguf": "gguf",

@@ -118,6 +118,15 @@ class LearnsFromFeedback(Protocol):
     def learn(self, items: Sequence[Item], scores: Sequence[Score]) -> Mapping[str, float]: ...
 
 
+def reward_value(result: object, abstention: float | None = 0.0) -> float | None:
+    """The number a trainer receives for a reward's result: the score's value; ``abstention`` when the reward
+    could not judge (TRL accepts None and drops the sample; OpenRLHF and verl need a float); 0.0 for an item the
+    reward failed on (anything that is not a :class:`Score`). The one place where this is decided."""
+    if not isinstance(result, Score):
+        return 0.0
+    return abstention if result.value is None else float(result.value)
+
+
 def check_scores(items: Sequence[Item], scores: Sequence[Score], who: str) -> list[Score]:
     """Enforce the one-score-per-item contract on a reward's output (plugins included)."""
     scores = list(scores)

@@ -55,7 +55,7 @@ from rewards.intervals import interval_set, same_set
 from rewards.normalize import normalize_answer
 from rewards.numeric import Number, evaluate, exact_number, numeric_tuple, same_value
 from rewards.quantities import angle, asks_for_percent, fixed_unit, split_percent
-from rewards.completion_text import strip_control_tokens
+from rewards.inputs import clean_completion
 from rewards.validity import (
     alternates_and_stops,
     ending_loop,
@@ -290,8 +290,8 @@ class MathGrader:
     # -- the steps ------------------------------------------------------------------------------------
     def _grade(self, question: str, reference: str, completion: str, symbolic: bool) -> Score:
         cfg = self.config
-        gold = normalize_answer(reference_answer(strip_control_tokens(reference)))
-        completion = strip_control_tokens(completion)
+        gold = normalize_answer(reference_answer(clean_completion(reference)))
+        completion = clean_completion(completion)
         text = after_thinking(completion)
         extraction = extract_final_answer(completion, short_answer_chars=cfg.short_answer_chars)
         pred = normalize_answer(extraction.text) if extraction else None

@@ -10,8 +10,7 @@ from harness.integrations import _shared
 from harness.integrations.verl_compute_score import compute_score
 
 from harness.server.ports import free_port
-
-from .test_server import _start_server, openrlhf_body
+from harness.server.process import serving
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +20,13 @@ def fresh_reward(monkeypatch):
     monkeypatch.setenv("HARNESS_REWARD", "rule:workers=1")
     yield
     _shared.LOCAL.close()
+
+
+def openrlhf_body(pairs):
+    """OpenRLHF 0.11's request: query = templated prompt + response, plus prompts and labels."""
+    prompts = [f"<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n" for q, _, _ in pairs]
+    return {"query": [p + r for p, (_, _, r) in zip(prompts, pairs)], "prompts": prompts,
+            "labels": [label for _, label, _ in pairs]}
 
 
 def test_reward_func_loaded_from_its_file_path_like_openrlhf_does():
@@ -40,13 +46,9 @@ def test_verl_compute_score():
 
 def test_adapters_through_a_real_server(monkeypatch):
     port = free_port()
-    proc = _start_server(port)
-    try:
+    with serving("rule", port):
         monkeypatch.setenv("HARNESS_REWARD_URL", f"http://127.0.0.1:{port}")
         assert compute_score("math", "\\boxed{\\frac{1}{2}}", "0.5") == 1.0
         body = openrlhf_body([("q", "7", "The answer is 7")])
         assert openrlhf_module.reward_func(body["query"], body["prompts"], body["labels"])["rewards"].tolist() == [1.0]
         assert not _shared.LOCAL.built  # nothing was built in-process
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)

@@ -13,8 +13,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from rewards.contract import Item, LearnsFromFeedback, Reward
+from rewards.contract import Item, LearnsFromFeedback, Reward, reward_value
+from rewards.inputs import clean_completion, reference_text
 from rewards.rule import RuleReward
+from trainers.step_metrics import step_values, update_values
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class GRPORunConfig:
     eval_suite: str = "gsm8k"
     eval_limit: int = 50
     eval_max_tokens: int = 256
+    launcher: str = ""  # openrlhf: the command that runs train_ppo_ray (default: python -m openrlhf.cli.train_ppo_ray)
 
     @classmethod
     def merged(cls, file_values: Mapping[str, Any], cli_values: Mapping[str, Any]) -> GRPORunConfig:
@@ -116,25 +119,18 @@ class RewardBridge:
         self.rule = rule or RuleReward(workers=2)
         self.__name__ = "harness_reward"
 
-    def items(self, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[str]) -> list[Item]:
+    def items(self, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[Any]) -> list[Item]:
         return [
-            Item(prompt_text(p), str(r), completion_text(c), {"prompt_id": prompt_text(p)})
+            Item(prompt_text(p), reference_text(r), clean_completion(completion_text(c)), {"prompt_id": prompt_text(p)})
             for p, c, r in zip(prompts, completions, references)
         ]
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], reference: Sequence[str], **_: Any) -> list[float]:
         items = self.items(prompts, completions, reference)
         scores = self.reward.score(items)
-        rewards = [0.0 if s.value is None else float(s.value) for s in scores]
         rule = [s.verdict is True for s in self.rule.score(items)]
-        verdicts = [s.verdict is True for s in scores]
-        values = {
-            "train_reward": sum(rewards) / len(rewards),
-            "rule_accuracy": sum(rule) / len(rule),
-            "agreement": sum(a == b for a, b in zip(verdicts, rule)) / len(rule),
-            "response_chars": sum(len(it.completion) for it in items) / len(items),
-        }
+        values = step_values(items, scores, rule)
         if isinstance(self.reward, LearnsFromFeedback):
-            values.update({f"rm_{k}": float(v) for k, v in self.reward.learn(items, scores).items()})
+            values.update(update_values(self.reward.learn(items, scores)))
         self.records.add(values)
-        return rewards
+        return [reward_value(s) or 0.0 for s in scores]

@@ -2,23 +2,31 @@
 
 Writes the prompt dataset (``prompt`` as chat messages, the reference answer in ``label``), starts the
 project's reward server on loopback (Cooper inside when the reward is ``cooper``; its steps come from
-rollout batch × samples per prompt), and launches ``python -m openrlhf.cli.train_ppo_ray`` with GRPO's
-``--algo.advantage.estimator group_norm`` and the mapped options. Every generated flag is checked against
+rollout batch × samples per prompt), and launches ``python -m openrlhf.cli.train_ppo_ray`` (or the configured
+``launcher``, e.g. ``ray job submit --address ... -- python3 -m openrlhf.cli.train_ppo_ray``) with GRPO's
+``--algo.advantage.estimator group_norm`` and the mapped options. The server records every training step into
+the run, so an OpenRLHF run shows in ``harness runs``, ``harness plot --kind training`` and the tables. Every generated flag is checked against
 OpenRLHF's own argument definitions (:mod:`trainers.openrlhf_flags`) before anything starts.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from harness.server.ports import free_port, wait_for_port
+from harness.server.ports import free_port
+from harness.server.process import serving
+from harness.store import NewRun, RunRecord, RunStore
 from trainers.grpo import GRPORunConfig
 from trainers.openrlhf_flags import check_command, read_flags
+from trainers.step_metrics import final_metrics
 
 
 def openrlhf_args(cfg: GRPORunConfig, reward_url: str, prompt_file: Path, gpus: int = 8) -> list[str]:
@@ -66,7 +74,10 @@ def write_prompts(cfg: GRPORunConfig, path: Path) -> int:
 
 
 class OpenRLHFTrainer:
-    """GRPO on OpenRLHF (Ray, GPUs); ``dry_run`` prints the checked command instead of launching it."""
+    """GRPO on OpenRLHF (Ray, GPUs); ``dry_run`` prints the checked command instead of launching it.
+
+    The run is recorded like a ``trl`` run: the reward server it starts records every training step (rollout
+    batch x samples per prompt) into this run, and the run is completed from them when OpenRLHF exits."""
 
     def __init__(self, config: GRPORunConfig, progress: Any = None, warn: Callable[[str], None] = print,
                  dry_run: bool = False, gpus: int = 8) -> None:
@@ -76,26 +87,36 @@ class OpenRLHFTrainer:
         self.gpus = gpus
 
     def command(self, reward_url: str) -> list[str]:
+        """The launch command: ``config.launcher`` (default ``python -m openrlhf.cli.train_ppo_ray``) with the
+        checked OpenRLHF flags."""
         cfg = self.config
         args = openrlhf_args(cfg, reward_url, Path(cfg.output) / "prompts.jsonl", self.gpus)
         check_command(args, read_flags())
-        return [sys.executable, "-m", "openrlhf.cli.train_ppo_ray", *args]
+        launcher = shlex.split(cfg.launcher) if cfg.launcher else [sys.executable, "-m", "openrlhf.cli.train_ppo_ray"]
+        return [*launcher, *args]
 
-    def run(self, store: Any) -> Any:
+    def run(self, store: RunStore) -> RunRecord | None:
         cfg = self.config
         output = Path(cfg.output)
-        write_prompts(cfg, output / "prompts.jsonl")
+        n_prompts = write_prompts(cfg, output / "prompts.jsonl")
         port = free_port()
         command = self.command(f"http://127.0.0.1:{port}/get_reward")
         if self.dry_run:
-            print(" ".join(command))
+            print(" ".join(shlex.quote(c) for c in command))
             return None
+        from harness.evaluate import package_versions
+
+        run_id = store.begin(NewRun(
+            kind="train", reward=cfg.reward, suite=cfg.dataset, data_source=str(output / "prompts.jsonl"),
+            data_hash="", n_items=n_prompts, config=asdict(cfg), versions=package_versions(),
+        ))
         items_per_step = max(1, cfg.prompts_per_step) * cfg.num_generations
-        server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--reward", cfg.reward, "--port", str(port),
-                                   "--items-per-step", str(items_per_step)])
-        try:
-            wait_for_port(port)
-            return subprocess.run(command, check=True)
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
+        options = ["--items-per-step", str(items_per_step), "--record-run", run_id, "--alarm-window", str(cfg.alarm_window)]
+        began = time.perf_counter()
+        with store.guard(run_id):
+            with serving(cfg.reward, port, options, store=str(store.path)):
+                finished = subprocess.run(command)
+            if finished.returncode != 0:
+                raise RuntimeError(f"OpenRLHF exited with code {finished.returncode}: {' '.join(command)}")
+            store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
+        return store.get(run_id)

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.optional import require
-from harness.store import MetricRow, NewRun, RunRecord, RunStore
+from harness.store import NewRun, RunRecord, RunStore
 from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
 from trainers.hacking import HackingAlarm
+from trainers.step_metrics import final_metrics
 
 Progress = Callable[[int, int, dict[str, float]], None]
 
@@ -142,16 +143,7 @@ class TRLTrainer:
                 resume = any(output.glob("checkpoint-*"))
                 trainer.train(resume_from_checkpoint=True if resume else None)
                 trainer.save_model(str(output / "final"))
-                steps = store.steps(run_id)
-                last = steps[max(steps)] if steps else {}
-                metrics = [
-                    MetricRow("final_train_reward", last.get("train_reward"), True, len(steps), "training"),
-                    MetricRow("final_rule_accuracy", last.get("rule_accuracy"), True, len(steps), "training"),
-                    MetricRow("hacking_alarm_step", None if alarm.fired_at is None else float(alarm.fired_at), None,
-                              len(steps), "training"),
-                    MetricRow("steps", float(len(steps)), None, len(steps), "training"),
-                ]
-                store.complete(run_id, [], metrics, time.perf_counter() - began)
+                store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
         finally:
             bridge.rule.close()
             if hasattr(reward, "close"):

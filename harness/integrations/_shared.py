@@ -2,29 +2,91 @@
 
 ``HARNESS_REWARD_URL`` (a running ``harness serve``, e.g. ``http://127.0.0.1:8000``) wins; else
 ``HARNESS_REWARD`` (a reward spec, default ``rule``) is built in-process on first use. The frameworks import
-these adapters as plain files and call them from worker threads, so the reward is built once under a lock.
+these adapters as plain files and call them from worker threads, so the reward is built once under a lock, and
+the HTTP client is one pooled client per process (a new client per call cost about 60 ms a call).
+
+Nothing a reward does reaches the trainer as an exception: :func:`score_items` returns one result per item, a
+:class:`~rewards.contract.Score` or an :class:`~harness.server.batcher.ItemFailed` with the cause, whatever the
+reward or the server raised (``BaseException`` subclasses such as math-verify's ``TimeoutException`` included;
+only ``KeyboardInterrupt`` and ``SystemExit`` go on up).
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Sequence
+from typing import Any
 
-from rewards.contract import Item, Score
+from harness.server.batcher import ItemFailed, Result
+from rewards.contract import REASON_CRASHED, Item, Score
 from rewards.lazy import LazyReward
+from rewards.sandbox import describe
+
+log = logging.getLogger("harness.integrations")
 
 LOCAL = LazyReward(lambda: os.environ.get("HARNESS_REWARD", "rule"))
+_CLIENT_LOCK = threading.Lock()
+_CLIENT: Any = None
+TIMEOUT_S = 180.0  # OpenRLHF's own client timeout; the server answers within its deadline, well before
 
 
-def score_items(items: Sequence[Item]) -> list[Score]:
-    url = os.environ.get("HARNESS_REWARD_URL", "").rstrip("/")
-    if not url:
-        return LOCAL.get().score(items)
-    import httpx
+def http_client() -> Any:
+    """The process's pooled ``httpx.Client`` (thread-safe), created on first use."""
+    global _CLIENT
+    with _CLIENT_LOCK:
+        if _CLIENT is None:
+            import httpx
 
-    headers = {"Authorization": f"Bearer {os.environ['HARNESS_SERVER_TOKEN']}"} if os.environ.get("HARNESS_SERVER_TOKEN") else {}
+            token = os.environ.get("HARNESS_SERVER_TOKEN")
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            _CLIENT = httpx.Client(headers=headers, timeout=TIMEOUT_S,
+                                   limits=httpx.Limits(max_connections=64, max_keepalive_connections=64))
+        return _CLIENT
+
+
+def close_http_client() -> None:
+    global _CLIENT
+    with _CLIENT_LOCK:
+        if _CLIENT is not None:
+            _CLIENT.close()
+        _CLIENT = None
+
+
+def score_items(items: Sequence[Item]) -> list[Result]:
+    """One result per item, never an exception for what the reward or the server did."""
+    if not items:
+        return []
+    try:
+        url = os.environ.get("HARNESS_REWARD_URL", "").rstrip("/")
+        return _remote(url, items) if url else _local(items)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a failed call is a failed result for each of its items
+        if len(items) > 1:  # isolate: one bad item must not cost its batch-mates their rewards
+            return [r for it in items for r in score_items([it])]
+        log.warning("the reward failed on an item: %s", describe(exc))
+        return [ItemFailed(REASON_CRASHED, describe(exc))]
+
+
+def _local(items: Sequence[Item]) -> list[Result]:
+    from rewards.contract import check_scores
+
+    reward = LOCAL.get()
+    return list(check_scores(items, reward.score(items), type(reward).__name__))
+
+
+def _remote(url: str, items: Sequence[Item]) -> list[Result]:
     payload = {"items": [{"question": it.question, "reference": it.reference, "completion": it.completion,
                           "metadata": dict(it.metadata)} for it in items]}
-    response = httpx.post(f"{url}/score", json=payload, headers=headers, timeout=180)
+    response = http_client().post(f"{url}/score", json=payload)
     response.raise_for_status()
-    return [Score(s["value"], s["verdict"], s["reason"], s["answer"]) for s in response.json()["scores"]]
+    out: list[Result] = []
+    for s in response.json()["scores"]:
+        if s.get("error"):
+            out.append(ItemFailed(s["reason"], s.get("detail", "")))
+        else:
+            out.append(Score(s["value"], s["verdict"], s["reason"], s["answer"], s.get("detail", "")))
+    return out
+

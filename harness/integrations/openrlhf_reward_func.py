@@ -1,11 +1,15 @@
 """OpenRLHF ``reward_func`` module: pass this file's path to ``--reward.remote_url``.
 
-OpenRLHF calls ``reward_func(queries, prompts, labels, **kwargs)`` from worker threads and reads ``rewards``,
-``scores`` and ``extra_logs`` from the returned dict. The reward is the harness's (``HARNESS_REWARD``, default
-``rule``), in-process, or a running ``harness serve`` when ``HARNESS_REWARD_URL`` is set::
+OpenRLHF calls ``reward_func(queries, prompts, labels)`` from worker threads (one query per call) and reads
+``rewards``, ``scores`` and ``extra_logs`` from the returned dict. The reward is the harness's
+(``HARNESS_REWARD``, default ``rule``), in-process, or a running ``harness serve`` when ``HARNESS_REWARD_URL`` is
+set::
 
     HARNESS_REWARD=rule python -m openrlhf.cli.train_ppo_ray ... \\
         --reward.remote_url $(python -c "import harness.integrations.openrlhf_reward_func as m; print(m.__file__)")
+
+OpenRLHF catches only ``Exception`` around this call, so nothing is let out: an item the reward fails on gets
+reward 0 and ``reward_failed`` 1, with the cause in ``errors``, exactly as the server answers it.
 """
 
 from __future__ import annotations
@@ -13,13 +17,21 @@ from __future__ import annotations
 from typing import Any
 
 from harness.integrations._shared import score_items
-from harness.server.openrlhf import items_from_request
+from harness.server.openrlhf import ProtocolError, items_from_request, response_body
 
 
 def reward_func(queries: list[str], prompts: list[str], labels: list[Any], **kwargs: Any) -> dict[str, Any]:
     import torch
 
-    scores = score_items(items_from_request(queries, prompts, labels))
-    rewards = torch.tensor([0.0 if s.value is None else s.value for s in scores], dtype=torch.float)
-    verdicts = torch.tensor([1.0 if s.verdict else 0.0 for s in scores])
-    return {"rewards": rewards, "scores": rewards, "extra_logs": {"verdict": verdicts}}
+    try:
+        items = items_from_request(queries, prompts, labels)
+    except ProtocolError as exc:  # a malformed call is the trainer's bug: say so plainly
+        raise ValueError(f"reward_func: {exc}") from None
+    body = response_body(score_items(items))
+    rewards = torch.tensor(body["rewards"], dtype=torch.float)
+    return {
+        "rewards": rewards,
+        "scores": rewards,
+        "extra_logs": {k: torch.tensor(v, dtype=torch.float) for k, v in body["extra_logs"].items()},
+        "errors": body["errors"],
+    }

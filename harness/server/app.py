@@ -1,9 +1,10 @@
 """The FastAPI application behind ``harness serve``.
 
 Routes: ``POST /get_reward`` (OpenRLHF), ``POST /score`` (the item contract), ``POST /step`` (a training-step
-boundary for rewards that learn), ``GET /health``, ``GET /metrics``. Bad input is answered with a 4xx and a
-message (FastAPI validates types; bodies over ``max_body_bytes`` get 413); an item whose scoring fails gets an
-error without taking down its batch-mates or the server. An optional bearer token guards every route but
+boundary: a learning reward learns, a recorded run closes its step), ``GET /health``, ``GET /metrics``. Bad input
+is answered with a 4xx and a message (FastAPI validates types; bodies over ``max_body_bytes`` get 413). Every
+valid request is answered within ``deadline_s``: an item the reward fails on, or does not finish in time, gets
+reward 0 and its cause, and its batch-mates their own rewards. An optional bearer token guards every route but
 ``/health``.
 """
 
@@ -14,10 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.optional import require
-from harness.server.batcher import DynamicBatcher, ItemFailed
-from harness.server.openrlhf import ProtocolError, items_from_request
+from harness.server.batcher import DynamicBatcher, Result
+from harness.server.observer import Recording, TrainingObserver
+from harness.server.openrlhf import ProtocolError, items_from_request, response_body
 from harness.server.schemas import OpenRLHFRequest, ScoreRequest  # module level: FastAPI resolves annotations here
 from rewards.contract import Item, Reward, Score
+from rewards.inputs import clean_completion, reference_text
 
 
 @dataclass(frozen=True)
@@ -29,17 +32,26 @@ class ServerConfig:
     token: str = ""
     max_body_bytes: int = 64 * 1024 * 1024
     concurrent_batches: int = 4  # stateless rewards only; a learning reward scores one batch at a time
+    deadline_s: float = 60.0  # every request is answered by then; OpenRLHF's client gives up at 180 s
+    stop_tokens: tuple[str, ...] = ()  # end-of-turn tokens of the policy's tokenizer, beyond the common ones
+    recording: Recording | None = None  # record the served training run in the store
 
 
-def _score_json(s: Score) -> dict[str, Any]:
-    return {"value": s.value, "verdict": s.verdict, "reason": s.reason, "answer": s.answer}
+def _score_json(r: Result) -> dict[str, Any]:
+    if isinstance(r, Score):
+        return {"value": r.value, "verdict": r.verdict, "reason": r.reason, "answer": r.answer, "detail": r.detail,
+                "error": None}
+    return {"value": 0.0, "verdict": False, "reason": r.reason, "answer": None, "detail": r.detail,
+            "error": f"{r.reason}: {r.detail}"}
 
 
 def create_app(reward: Reward, config: ServerConfig) -> Any:
     fastapi = require("fastapi", "the reward server")
-
+    observer = TrainingObserver(config.recording, config.reward_spec) if config.recording else None
     batcher = DynamicBatcher(
-        reward, config.max_batch, config.max_wait_ms / 1000.0, config.items_per_step, config.concurrent_batches
+        reward, config.max_batch, config.max_wait_ms / 1000.0, config.items_per_step, config.concurrent_batches,
+        config.deadline_s, on_batch=observer.observe if observer else None,
+        on_update=observer.updated if observer else None,
     )
 
     @asynccontextmanager
@@ -47,9 +59,12 @@ def create_app(reward: Reward, config: ServerConfig) -> Any:
         await batcher.start()
         yield
         await batcher.stop()
+        if observer is not None:
+            observer.close()
 
     app = fastapi.FastAPI(title="harness reward server", lifespan=lifespan)
     app.state.batcher = batcher
+    app.state.observer = observer
 
     @app.middleware("http")
     async def guard(request: Any, call_next: Any) -> Any:
@@ -63,47 +78,45 @@ def create_app(reward: Reward, config: ServerConfig) -> Any:
                 return fastapi.responses.JSONResponse({"detail": "missing or wrong bearer token"}, status_code=401)
         return await call_next(request)
 
-    async def _scores(items: list[Item]) -> list[Score]:
-        results = await batcher.score(items)
-        failed = [i for i, r in enumerate(results) if isinstance(r, ItemFailed)]
-        if failed:
-            raise fastapi.HTTPException(status_code=422, detail=f"the reward failed on item(s) {failed}")
-        return results  # type: ignore[return-value]
-
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "reward": config.reward_spec}
 
     @app.get("/metrics")
     async def metrics() -> dict[str, Any]:
-        return batcher.stats.snapshot()
+        snapshot = batcher.stats.snapshot()
+        if observer is not None:
+            snapshot["recorded_run"] = observer.run_id
+            snapshot["recorded_steps"] = observer.step
+        return snapshot
 
     @app.post("/get_reward")
     async def get_reward(body: OpenRLHFRequest) -> dict[str, Any]:
         try:
-            items = items_from_request(body.query, body.prompts, body.labels)
+            items = items_from_request(body.query, body.prompts, body.labels, config.stop_tokens)
         except ProtocolError as exc:
             raise fastapi.HTTPException(status_code=400, detail=str(exc)) from None
-        scores = await _scores(items)
-        rewards = [0.0 if s.value is None else s.value for s in scores]
-        return {
-            "rewards": rewards,
-            "scores": rewards,
-            "extra_logs": {"verdict": [1.0 if s.verdict else 0.0 for s in scores]},
-        }
+        return response_body(await batcher.score(items))
 
     @app.post("/score")
     async def score(body: ScoreRequest) -> dict[str, Any]:
-        items = [Item(i.question, i.reference, i.completion, i.metadata) for i in body.items]
-        return {"scores": [_score_json(s) for s in await _scores(items)]}
+        items = [
+            Item(i.question, reference_text(i.reference), clean_completion(i.completion, config.stop_tokens), i.metadata)
+            for i in body.items
+        ]
+        return {"scores": [_score_json(r) for r in await batcher.score(items)]}
 
     @app.post("/step")
     async def step() -> dict[str, Any]:
         import asyncio
 
-        if not batcher.learns:
-            raise fastapi.HTTPException(status_code=409, detail="this reward does not learn; /step is for cooper")
-        metrics = await asyncio.to_thread(batcher.step_now)
+        if not batcher.learns and observer is None:
+            raise fastapi.HTTPException(
+                status_code=409, detail="this reward does not learn and no run is recorded; /step is for cooper or --record"
+            )
+        metrics = await asyncio.to_thread(batcher.step_now) if batcher.learns else {}
+        if observer is not None:
+            observer.close_step()
         return {"updated": bool(metrics), "metrics": metrics}
 
     return app

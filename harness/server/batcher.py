@@ -1,28 +1,48 @@
-"""Dynamic batching: concurrent requests are gathered into one reward batch.
+"""Dynamic batching: concurrent requests are gathered into one reward batch, and every request is answered.
 
 OpenRLHF sends one sample per request, many at once; scoring each alone wastes a model's batch dimension.
-Requests wait at most ``max_wait_s`` (or until ``max_batch`` items are queued), then the whole batch is
-scored in one call on a worker thread; batches run one after another, so a stateful reward sees a clean
-sequence of batches. When ``items_per_step`` is set and the reward learns (Cooper), the scored items
-accumulate and the reward learns from them once a step's worth has been scored, before the next batch is
-scored; ``step()`` forces that boundary.
+Requests wait at most ``max_wait_s`` (or until ``max_batch`` items are queued), then the whole batch is scored in
+one call on a thread of its own. When ``items_per_step`` is set and the reward learns (Cooper), the scored items
+accumulate and the reward learns from them once a step's worth has been scored, before the next batch is scored;
+``step()`` forces that boundary.
 
-A batch whose scoring raises is retried item by item, so one bad item fails alone and its batch-mates are
-still answered.
+What the reward does cannot hold a request past its deadline (``deadline_s``): whatever it raises
+(``BaseException`` subclasses included, such as math-verify's ``TimeoutException``), a batch that fails is retried
+item by item so that only the failing items fail, with their cause; a batch still running at the deadline
+is answered with ``timeout`` for its items, and its thread is left to finish in the background while new
+batches start beside it. Every task the batcher starts is kept and its exceptions are read, so nothing fails
+silently; ``Stats`` counts failed and timed-out items as they happen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewards.contract import Item, LearnsFromFeedback, Reward, Score, check_scores
+from rewards.contract import REASON_CRASHED, REASON_TIMEOUT, Item, LearnsFromFeedback, Reward, Score, check_scores
+from rewards.sandbox import describe
+
+log = logging.getLogger("harness.server")
+
+
+@dataclass(frozen=True)
+class ItemFailed:
+    """The reward could not score this item: ``reason`` is ``timeout`` or ``crashed``, ``detail`` the cause."""
+
+    reason: str
+    detail: str
+
+
+Result = Score | ItemFailed
+BatchListener = Callable[[list[Item], list[Result]], None]
+UpdateListener = Callable[[dict[str, float]], None]
 
 
 @dataclass
@@ -31,8 +51,11 @@ class Stats:
     items: int = 0
     batches: int = 0
     failed_items: int = 0
-    max_batch_seen: int = 0
+    timed_out_items: int = 0
+    abandoned_batches: int = 0  # batches still running past the deadline (their threads finish in the background)
     updates: int = 0
+    failed_updates: int = 0
+    max_batch_seen: int = 0
     last_update: dict[str, float] = field(default_factory=dict)
     latencies: deque = field(default_factory=lambda: deque(maxlen=10_000))
 
@@ -46,31 +69,34 @@ class Stats:
             "requests": self.requests, "items": self.items, "batches": self.batches,
             "mean_batch_size": self.items / self.batches if self.batches else None,
             "max_batch_size": self.max_batch_seen, "failed_items": self.failed_items,
+            "timed_out_items": self.timed_out_items, "abandoned_batches": self.abandoned_batches,
             "latency_p50_s": pct(0.5), "latency_p99_s": pct(0.99),
-            "reward_updates": self.updates, "last_update": self.last_update,
+            "reward_updates": self.updates, "failed_updates": self.failed_updates, "last_update": self.last_update,
         }
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: requests are kept in a set until answered
 class _Pending:
     items: list[Item]
     future: asyncio.Future
     enqueued: float
 
 
-class ItemFailed(Exception):
-    """Scoring this item raised; the message says why."""
-
-
 class DynamicBatcher:
     def __init__(
         self, reward: Reward, max_batch: int = 64, max_wait_s: float = 0.01, items_per_step: int = 0,
-        concurrent_batches: int = 4,
+        concurrent_batches: int = 4, deadline_s: float = 60.0, on_batch: BatchListener | None = None,
+        on_update: UpdateListener | None = None,
     ) -> None:
+        if deadline_s <= 0:
+            raise ValueError(f"the request deadline must be positive, got {deadline_s}")
         self.reward = reward
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s
         self.items_per_step = items_per_step
+        self.deadline_s = deadline_s
+        self.on_batch = on_batch  # with each scored batch, just before its results are handed out (must be quick)
+        self.on_update = on_update  # after each update of a learning reward, with its metrics
         self.learns = isinstance(reward, LearnsFromFeedback)
         # A stateless reward scores several batches at once, so one slow item (a rule verification waiting for
         # its deadline) holds up only its own batch. A learning reward sees one batch at a time.
@@ -78,35 +104,72 @@ class DynamicBatcher:
         self._slots: asyncio.Semaphore | None = None
         self.stats = Stats()
         self._queue: asyncio.Queue[_Pending] | None = None
-        self._task: asyncio.Task | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._pending: set[_Pending] = set()
         self._step_items: list[Item] = []
         self._step_scores: list[Score] = []
         self._reward_lock = threading.Lock()  # for a learning reward, batches and updates never overlap
         self._stats_lock = threading.Lock()
+        self._stopping = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
         self._queue = asyncio.Queue()
         self._slots = asyncio.Semaphore(self.concurrent_batches)
-        self._task = asyncio.create_task(self._run())
+        self._spawn(self._run(), "batch gatherer")
+
+    def answer_waiting(self, why: str) -> None:
+        """Answer every request still waiting with a failure (``crashed``, ``why``); called on the event loop."""
+        for pending in list(self._pending):
+            _resolve(pending.future, [ItemFailed(REASON_CRASHED, why)] * len(pending.items))
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        """Answer every request still waiting (the server is stopping) and end the tasks."""
+        self._stopping = True
+        self.answer_waiting("the reward server is stopping")
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
-    async def score(self, items: Sequence[Item]) -> list[Score | ItemFailed]:
+    def _spawn(self, coro: Any, name: str) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:  # never silent: a task that died is logged, and its requests were answered
+            log.error("%s failed: %s", task.get_name(), describe(exc))
+
+    async def score(self, items: Sequence[Item]) -> list[Result]:
+        """One result per item, within ``deadline_s`` whatever the reward does."""
         assert self._queue is not None, "batcher not started"
         future = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Pending(list(items), future, time.perf_counter()))
+        pending = _Pending(list(items), future, time.perf_counter())
+        self._pending.add(pending)
         self.stats.requests += 1
-        return await future
+        try:
+            await self._queue.put(pending)
+            return await asyncio.wait_for(asyncio.shield(future), self.deadline_s)
+        except asyncio.TimeoutError:
+            failed = [ItemFailed(REASON_TIMEOUT, f"not scored within the {self.deadline_s:g}s request deadline")]
+            with self._stats_lock:
+                self.stats.timed_out_items += len(items)
+            _resolve(future, failed * len(items))
+            return future.result()
+        finally:
+            self._pending.discard(pending)
 
     async def _run(self) -> None:
-        assert self._queue is not None
-        while True:
+        assert self._queue is not None and self._slots is not None
+        while not self._stopping:
             first = await self._queue.get()
             batch = [first]
             size = len(first.items)
@@ -121,21 +184,48 @@ class DynamicBatcher:
                     break
                 batch.append(nxt)
                 size += len(nxt.items)
-            assert self._slots is not None
+            batch = [p for p in batch if not p.future.done()]  # requests already answered (timed out) drop out
+            if not batch:
+                continue
             await self._slots.acquire()
-            asyncio.create_task(self._dispatch(batch))
+            self._spawn(self._dispatch(batch), f"batch of {size} items")
 
     async def _dispatch(self, batch: list[_Pending]) -> None:
+        """Score ``batch`` on a thread of its own; give the slot back when it ends or when its deadline passes
+        (a reward that hangs then holds only its own thread)."""
         assert self._slots is not None
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+
+        def work() -> None:
+            try:
+                self._score_batch(batch)
+                outcome: tuple = (_resolve, done, None)
+            except BaseException as exc:  # noqa: BLE001 - reported through the future, never lost
+                outcome = (_fail, done, exc)
+            with contextlib.suppress(RuntimeError):  # the server stopped while this batch hung: nobody waits
+                loop.call_soon_threadsafe(*outcome)
+
+        threading.Thread(target=work, name="reward-batch", daemon=True).start()
         try:
-            await asyncio.to_thread(self._score_batch, batch)
+            await asyncio.wait_for(asyncio.shield(done), self.deadline_s)
+        except asyncio.TimeoutError:
+            with self._stats_lock:
+                self.stats.abandoned_batches += 1
+            log.warning("a batch of %d items is still being scored after %gs; its requests are answered as timeouts",
+                        sum(len(p.items) for p in batch), self.deadline_s)
+        except BaseException as exc:  # the batch's own failure: its requests get the cause
+            detail = describe(exc)
+            for p in batch:
+                _resolve_threadsafe(p.future, [ItemFailed(REASON_CRASHED, detail)] * len(p.items))
+            raise
         finally:
             self._slots.release()
 
     def _score_batch(self, batch: list[_Pending]) -> None:
         items = [it for p in batch for it in p.items]
         with self._reward_lock if self.learns else _NO_LOCK:
-            results: list[Score | ItemFailed] = self._score_isolating(items)
+            results = self._score_isolating(items)
             with self._stats_lock:
                 self.stats.batches += 1
                 self.stats.items += len(items)
@@ -145,6 +235,11 @@ class DynamicBatcher:
                     if isinstance(r, Score):
                         self._step_items.append(it)
                         self._step_scores.append(r)
+        if self.on_batch is not None:  # before the answers go out, so that a /step behind them sees this batch
+            try:
+                self.on_batch(items, results)
+            except Exception as exc:  # an observer's failure is logged and never touches the rewards
+                log.error("the training-run observer failed: %s", describe(exc))
         # hand the scores out before any update (Cooper's order), then learn if a step is complete
         start = 0
         now = time.perf_counter()
@@ -152,19 +247,20 @@ class DynamicBatcher:
             part = results[start : start + len(p.items)]
             start += len(p.items)
             self.stats.latencies.append(now - p.enqueued)
-            p.future.get_loop().call_soon_threadsafe(_resolve, p.future, part)
+            _resolve_threadsafe(p.future, part)
         if self.learns and self.items_per_step and len(self._step_items) >= self.items_per_step:
             self.step_now()
 
-    def _score_isolating(self, items: list[Item]) -> list[Score | ItemFailed]:
+    def _score_isolating(self, items: list[Item]) -> list[Result]:
         try:
             return list(check_scores(items, self.reward.score(items), type(self.reward).__name__))
-        except Exception:
+        except BaseException as exc:  # noqa: BLE001 - any failure of the reward is data about its items
             if len(items) == 1:
                 with self._stats_lock:
                     self.stats.failed_items += 1
-                return [ItemFailed("the reward failed on this item")]
-        out: list[Score | ItemFailed] = []
+                log.warning("the reward failed on an item: %s", describe(exc))
+                return [ItemFailed(REASON_CRASHED, describe(exc))]
+        out: list[Result] = []
         for it in items:
             out += self._score_isolating([it])
         return out
@@ -176,10 +272,18 @@ class DynamicBatcher:
             self._step_items, self._step_scores = [], []
             if not (self.learns and items):
                 return {}
-            metrics = dict(self.reward.learn(items, scores))  # type: ignore[attr-defined]
+            try:
+                metrics = dict(self.reward.learn(items, scores))  # type: ignore[attr-defined]
+            except Exception as exc:  # a failed update leaves the weights as they were; it is counted and logged
+                with self._stats_lock:
+                    self.stats.failed_updates += 1
+                log.error("the reward's update failed: %s", describe(exc))
+                return {}
             self.stats.updates += 1
             self.stats.last_update = metrics
-            return metrics
+        if self.on_update is not None:
+            self.on_update(metrics)
+        return metrics
 
 
 _NO_LOCK = contextlib.nullcontext()
@@ -188,3 +292,16 @@ _NO_LOCK = contextlib.nullcontext()
 def _resolve(future: asyncio.Future, value: Any) -> None:
     if not future.done():
         future.set_result(value)
+
+
+def _fail(future: asyncio.Future, exc: BaseException) -> None:
+    if not future.done():
+        future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(describe(exc)))
+
+
+def _resolve_threadsafe(future: asyncio.Future, value: Any) -> None:
+    loop = future.get_loop()
+    if loop.is_closed():
+        return
+    with contextlib.suppress(RuntimeError):  # the loop closed in between: nobody waits any more
+        loop.call_soon_threadsafe(_resolve, future, value)

@@ -2,19 +2,25 @@
 
 OpenRLHF 0.11 posts ``{"query": [...], "prompts": [...], "labels": [...]}`` (usually one sample per request,
 many concurrently; 180 s timeout, 5 retries) and reads ``rewards`` from the answer; ``scores`` and
-``extra_logs`` are logged. ``query`` is the chat-templated prompt followed by the response, so the completion
-is the query minus its prompt. ``label`` is whatever the prompt dataset's label column holds: the reference
-answer as plain text, or JSON ``{"reference": ..., "prompt_id": ...}`` (``answer`` is accepted for
-``reference``).
+``extra_logs`` are logged, each ``extra_logs`` value through ``torch.tensor([value])``, so they must be numbers.
+``query`` is the chat-templated prompt followed by the response, decoded with its special tokens, so the
+completion is the query minus its prompt, cleaned by :func:`rewards.inputs.clean_completion`. ``label`` is
+whatever the prompt dataset's label column holds: the reference answer as text or a number, or JSON
+``{"reference": ..., "prompt_id": ...}`` (``answer`` is accepted for ``reference``).
+
+The same response shape serves the HTTP route and the in-process ``reward_func``: a failed item gets reward 0,
+``reward_failed`` 1 in ``extra_logs``, and its cause in ``errors`` (text, beside ``extra_logs``, which OpenRLHF
+would turn into tensors).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rewards.contract import Item
+from rewards.contract import Item, Score, reward_value
+from rewards.inputs import clean_completion, reference_text
 
 
 class ProtocolError(ValueError):
@@ -24,7 +30,7 @@ class ProtocolError(ValueError):
 def parse_label(label: Any) -> tuple[str, dict[str, Any]]:
     """(reference answer, extra metadata) from a label value."""
     if isinstance(label, (int, float)) and not isinstance(label, bool):
-        return str(label), {}
+        return reference_text(label), {}
     if not isinstance(label, str):
         raise ProtocolError(f"a label must be a string (the reference answer, or JSON), got {type(label).__name__}")
     text = label.strip()
@@ -32,16 +38,20 @@ def parse_label(label: Any) -> tuple[str, dict[str, Any]]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
-            return label, {}
+            return reference_text(label), {}
+        if not isinstance(data, dict):
+            return reference_text(label), {}
         reference = data.get("reference", data.get("answer"))
         if reference is None:
             raise ProtocolError('a JSON label needs a "reference" (or "answer") field')
         meta = {k: v for k, v in data.items() if k not in ("reference", "answer")}
-        return str(reference), meta
-    return label, {}
+        return reference_text(reference), meta
+    return reference_text(label), {}
 
 
-def items_from_request(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any]) -> list[Item]:
+def items_from_request(
+    queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], stop_tokens: Iterable[str] = ()
+) -> list[Item]:
     if not (len(queries) == len(prompts) == len(labels)):
         raise ProtocolError(
             f"query, prompts and labels must have the same length (got {len(queries)}, {len(prompts)}, {len(labels)})"
@@ -51,5 +61,22 @@ def items_from_request(queries: Sequence[str], prompts: Sequence[str], labels: S
         if not query.startswith(prompt):
             raise ProtocolError(f"query[{i}] does not start with prompts[{i}]; the query must be prompt + response")
         reference, meta = parse_label(label)
-        items.append(Item(prompt, reference, query[len(prompt) :], meta))
+        items.append(Item(prompt, reference, clean_completion(query[len(prompt) :], stop_tokens), meta))
     return items
+
+
+def response_body(results: Sequence[Score | Any]) -> dict[str, Any]:
+    """OpenRLHF's answer for one score (or one failure, anything that is not a :class:`Score`) per item."""
+    rewards, verdicts, failed, errors = [], [], [], []
+    for r in results:
+        ok = isinstance(r, Score)
+        rewards.append(reward_value(r) or 0.0)
+        verdicts.append(1.0 if ok and r.verdict else 0.0)
+        failed.append(0.0 if ok else 1.0)
+        errors.append(None if ok else f"{r.reason}: {r.detail}")
+    return {
+        "rewards": rewards,
+        "scores": rewards,
+        "extra_logs": {"verdict": verdicts, "reward_failed": failed},
+        "errors": errors,
+    }

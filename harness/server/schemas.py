@@ -15,7 +15,7 @@ class OpenRLHFRequest(BaseModel):
 
 class ItemIn(BaseModel):
     question: str = ""
-    reference: str
+    reference: str | int | float  # datasets store answers as numbers too
     completion: str
     metadata: dict[str, Any] = Field(default_factory=dict)
 

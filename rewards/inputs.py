@@ -1,0 +1,75 @@
+"""Inputs as trainers send them: the one cleaning that every entry point applies before a reward sees them.
+
+Completions. Trainers hand rewards decoded text as their tokenizer left it. OpenRLHF decodes with
+``skip_special_tokens=False``, so a response ends in ``<|im_end|>`` (Qwen), ``<|eot_id|>`` (Llama 3), ``</s>``
+(Llama 2, Mistral), ``<｜end▁of▁sentence｜>`` (DeepSeek) or ``<end_of_turn>`` (Gemma), often followed by padding
+or the start of the next turn. Left in, ``$1596.<|im_end|>`` is no number and a right answer scores 0. The text
+is cut at the first end-of-turn or end-of-text token (what follows was not said by the policy), and a leading
+turn opening is removed. Users add the tokens of their own tokenizer with ``extra_tokens``.
+
+References. Datasets store answers as numbers: OpenRLHF passes a label ``60.0`` through as a float, verl's
+ground truth may be a numpy integer, and ``str()`` makes ``"60.0"`` or ``"6e+01"``. A number becomes its plain
+decimal text (``60``, ``0.5``, ``1234567``), so that it compares as the number it is.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+
+# Tokens that end a turn or the text: everything from the first of them on is not the completion.
+END_TOKENS = (
+    "<|im_end|>", "<|endoftext|>", "<|end_of_text|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<｜end▁of▁sentence｜>",
+    "<|end▁of▁sentence|>", "<end_of_turn>", "<|end|>", "<eos>", "<|return|>", "<|im_start|>", "<|start_header_id|>",
+    "<start_of_turn>", "<|user|>", "[PAD]", "<pad>", "<|pad|>", "<|finetune_right_pad_id|>",
+)
+# A turn opening that a completion may start with ("<|im_start|>assistant\n"): removed, not cut at.
+_OPENING = re.compile(
+    r"^(?:\s*(?:<\|im_start\|>|<\|start_header_id\|>|<start_of_turn>|<\|begin_of_text\|>|<s>|<bos>|"
+    r"<｜begin▁of▁sentence｜>|<｜Assistant｜>|<\|assistant\|>)(?:\s*(?:assistant|model)\b)?(?:\s*<\|end_header_id\|>)?)+\s*"
+)
+
+
+def clean_completion(completion: str, extra_tokens: Iterable[str] = ()) -> str:
+    """``completion`` without a leading turn opening, cut at its first end-of-turn or end-of-text token.
+    ``extra_tokens`` (a tokenizer's own) are treated as end tokens."""
+    extra = tuple(t for t in extra_tokens if t)
+    if "<" not in completion and "[" not in completion and not extra:
+        return completion
+    text = _OPENING.sub("", completion, count=1)
+    cut = len(text)
+    for token in (*END_TOKENS, *extra):
+        at = text.find(token, 0, cut)
+        if at >= 0:
+            cut = at
+    return text[:cut]
+
+
+def reference_text(label: object) -> str:
+    """A reference answer as text: numbers (Python, numpy or numeric strings such as ``60.0`` and ``6e1``) as
+    their plain decimal form, anything else as ``str()``."""
+    if isinstance(label, bool):
+        return str(label)
+    if isinstance(label, numbers.Integral):
+        return str(int(label))
+    if isinstance(label, numbers.Real):
+        return _plain_decimal(Decimal(repr(float(label))))
+    text = str(label).strip()
+    if _NUMERIC_LABEL.fullmatch(text):
+        try:
+            return _plain_decimal(Decimal(text))
+        except InvalidOperation:
+            return text
+    return text
+
+
+_NUMERIC_LABEL = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d{1,4})?")
+
+
+def _plain_decimal(value: Decimal) -> str:
+    if not value.is_finite():
+        return str(value)
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "+0") else text

@@ -1,0 +1,114 @@
+"""Supervised fine-tuning with TRL's ``SFTTrainer``: the warm-up that puts a policy in the regime RL works in.
+
+GRPO learns only from groups that hold both right and wrong rollouts; a policy that is almost never right (or
+always) gives it nothing. A short supervised warm-up on worked solutions in the task's answer format brings a
+small policy to a useful share of right samples. The data is a jsonl of ``question`` and ``solution`` (and
+optionally ``answer``); each becomes a conversation whose prompt is exactly the one GRPO and the held-out checks
+use (:meth:`suites.math_data.Problem.messages`) and whose completion is the solution, with the loss on the
+completion only. The run is stored (kind ``sft``) with the loss of every logging step; the model is saved to
+``OUTPUT/final``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.optional import require
+from harness.store import MetricRow, NewRun, RunRecord, RunStore
+from suites.loading import DataError, resolve_data_path
+from suites.math_data import Problem
+
+Progress = Callable[[int, int, dict[str, float]], None]
+
+
+@dataclass(frozen=True)
+class SFTRunConfig:
+    data: str
+    output: str
+    policy: str = "smollm2-135m"
+    epochs: float = 1.0
+    max_steps: int = -1  # when positive, the number of optimizer steps (overrides epochs)
+    learning_rate: float = 5e-5
+    batch_size: int = 8
+    max_length: int = 256
+    warmup_ratio: float = 0.0
+    seed: int = 0
+
+
+def sft_rows(path: str) -> list[dict[str, Any]]:
+    """Prompt-completion conversations from a jsonl of question/solution records."""
+    resolved = resolve_data_path(path)
+    rows = []
+    for i, line in enumerate(resolved.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if "question" not in record or "solution" not in record:
+            raise DataError(f"{path}: record {i} needs question and solution fields (has {', '.join(sorted(record))})")
+        rows.append({
+            "prompt": Problem(str(record["question"]), str(record.get("answer", ""))).messages(),
+            "completion": [{"role": "assistant", "content": str(record["solution"])}],
+        })
+    if not rows:
+        raise DataError(f"{path}: no records")
+    return rows
+
+
+class SFTRun:
+    """One supervised fine-tuning run, stored."""
+
+    def __init__(self, config: SFTRunConfig, progress: Progress | None = None) -> None:
+        self.config = config
+        self.progress = progress or (lambda step, total, values: None)
+
+    def run(self, store: RunStore) -> RunRecord:
+        trl = require("trl", "supervised fine-tuning")
+        transformers = require("transformers", "supervised fine-tuning")
+        torch = require("torch", "supervised fine-tuning")
+        datasets = require("datasets", "supervised fine-tuning")
+        from harness.evaluate import package_versions
+        from harness.generation.hf import resolve_causal_lm
+
+        cfg = self.config
+        rows = sft_rows(cfg.data)
+        policy = resolve_causal_lm(cfg.policy)
+        run_id = store.begin(NewRun(
+            kind="sft", reward="", suite=cfg.data, data_source=str(resolve_data_path(cfg.data)), data_hash="",
+            n_items=len(rows), config=asdict(cfg), versions=package_versions(),
+        ))
+        outer = self
+
+        class Recorder(transformers.TrainerCallback):
+            def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+                if logs and "loss" in logs:
+                    values = {"loss": float(logs["loss"])}
+                    store.log_step(run_id, state.global_step, values)
+                    outer.progress(state.global_step, state.max_steps, values)
+
+        cuda = torch.cuda.is_available()
+        args = trl.SFTConfig(
+            output_dir=str(Path(cfg.output)), num_train_epochs=cfg.epochs, max_steps=cfg.max_steps,
+            per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.learning_rate, warmup_ratio=cfg.warmup_ratio,
+            max_length=cfg.max_length, seed=cfg.seed, logging_steps=1, save_strategy="no", report_to="none",
+            use_cpu=not cuda, bf16=cuda, disable_tqdm=True,
+        )
+        began = time.perf_counter()
+        with store.guard(run_id):
+            trainer = trl.SFTTrainer(model=policy, args=args, train_dataset=datasets.Dataset.from_list(rows),
+                                     callbacks=[Recorder()])
+            trainer.train()
+            trainer.save_model(str(Path(cfg.output) / "final"))
+            steps = store.steps(run_id)
+            losses = [v["loss"] for _, v in sorted(steps.items()) if v.get("loss") is not None]
+            metrics = [
+                MetricRow("first_loss", losses[0] if losses else None, False, len(steps), "training"),
+                MetricRow("final_loss", losses[-1] if losses else None, False, len(steps), "training"),
+                MetricRow("steps", float(len(steps)), None, len(steps), "training"),
+            ]
+            store.complete(run_id, [], metrics, time.perf_counter() - began)
+        return store.get(run_id)

@@ -1,0 +1,48 @@
+"""What every training run records per step, whichever trainer ran it: one definition for TRL in-process and for
+runs observed by the reward server (OpenRLHF, verl).
+
+Per step: the training reward the trainer received, the rule reward's accuracy on the same rollouts, their
+agreement, the response length, and a learning reward's update metrics (``rm_*``). At the end: the last step's
+reward and accuracy, the step at which the hacking alarm fired, the number of steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from harness.store import MetricRow
+from rewards.contract import Item, Score, reward_value
+
+
+def step_values(items: Sequence[Item], scores: Sequence[Score | None], rule_correct: Sequence[bool]) -> dict[str, float]:
+    """The per-step values of a batch of rollouts (``scores`` None where the reward failed on an item)."""
+    n = len(items)
+    if n == 0:
+        return {}
+    rewards = [reward_value(s) or 0.0 for s in scores]
+    verdicts = [s is not None and s.verdict is True for s in scores]
+    return {
+        "train_reward": sum(rewards) / n,
+        "rule_accuracy": sum(rule_correct) / n,
+        "agreement": sum(a == b for a, b in zip(verdicts, rule_correct)) / n,
+        "response_chars": sum(len(it.completion) for it in items) / n,
+    }
+
+
+def update_values(metrics: Mapping[str, float]) -> dict[str, float]:
+    """A learning reward's update metrics under the ``rm_`` prefix."""
+    return {f"rm_{k}": float(v) for k, v in metrics.items()}
+
+
+def final_metrics(steps: Mapping[int, Mapping[str, float | None]]) -> list[MetricRow]:
+    """The run-level metrics of a training run, from its stored steps."""
+    logged = [k for k, v in steps.items() if "train_reward" in v]
+    last = steps[max(logged)] if logged else {}
+    fired = [k for k, v in steps.items() if v.get("hacking_alarm")]
+    n = len(steps)
+    return [
+        MetricRow("final_train_reward", last.get("train_reward"), True, n, "training"),
+        MetricRow("final_rule_accuracy", last.get("rule_accuracy"), True, n, "training"),
+        MetricRow("hacking_alarm_step", float(min(fired)) if fired else None, None, n, "training"),
+        MetricRow("steps", float(n), None, n, "training"),
+    ]
