@@ -5,7 +5,10 @@ attention (4 * layers * hidden * tokens^2 per sequence). Three schedules score t
 model: the reward's length-bucketed batches, and naive fixed-size batches in input order padded to their
 longest item. Run after installing the rm extra:
 
-    python benchmarks/verifyrm_flops.py [--model minilm-l6] [--items 512] [--dtype float32|bfloat16]
+    python benchmarks/verifyrm_flops.py [--model minilm-l6] [--items 512] [--dtype auto|float32|bfloat16]
+
+It prints the CPU model with its bfloat16 instructions and both matmul peaks, float32 and bfloat16, so that each
+figure says which machine it came from.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 
 import torch
 
+from harness.precision import cpu_description
 from rewards.classifier import ClassifierConfig, SequenceClassifier, plan_batches
 from rewards.verifyrm import VerifyRMFormat
 from suites import build_suite
@@ -57,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="minilm-l6")
     parser.add_argument("--items", type=int, default=512)
-    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
+    parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16"])
     parser.add_argument("--naive-batch", type=int, default=32)
     args = parser.parse_args()
     os.environ.setdefault("HARNESS_DATA_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
@@ -67,7 +71,11 @@ def main() -> None:
     encoded = clf.encode(real_texts(args.items))
     lengths = [len(e) for e in encoded]
     work = useful_flops(clf.model, lengths)
-    peak = matmul_flops(torch.bfloat16 if args.dtype == "bfloat16" else torch.float32)
+    peaks = {"float32": matmul_flops(torch.float32), "bfloat16": matmul_flops(torch.bfloat16)}
+    chosen = clf.precision.dtype
+    peak = peaks[chosen]
+    print(f"CPU {cpu_description()}: matmul peak float32 {peaks['float32'] / 1e9:.0f} GFLOP/s, bfloat16 "
+          f"{peaks['bfloat16'] / 1e9:.0f} GFLOP/s; dtype={args.dtype} runs in {chosen} ({clf.precision.reason})")
     naive = [list(range(i, min(i + args.naive_batch, len(encoded)))) for i in range(0, len(encoded), args.naive_batch)]
     schedules = {
         "length-bucketed (16k tokens/batch)": plan_batches(lengths, 16384, 64),
@@ -75,7 +83,7 @@ def main() -> None:
         f"naive: {args.naive_batch} per batch, padded to longest": naive,
     }
     timed(clf, encoded, schedules["length-bucketed (8k tokens/batch)"][:2])  # warm up
-    print(f"model {args.model} ({args.dtype}), {len(encoded)} real items, mean {sum(lengths) / len(lengths):.0f} "
+    print(f"model {args.model} ({chosen}), {len(encoded)} real items, mean {sum(lengths) / len(lengths):.0f} "
           f"tokens (max {max(lengths)}); matmul peak {peak / 1e9:.1f} GFLOP/s; torch threads {torch.get_num_threads()}")
     print(f"{'schedule':<44}{'padded tokens':>14}{'seconds':>9}{'items/s':>9}{'GFLOP/s':>9}{'of peak':>9}")
     for name, plan in schedules.items():

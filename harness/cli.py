@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import functools
+import logging
+import sys
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -41,6 +44,49 @@ def _console(stderr: bool = False):
     return Console(stderr=stderr, soft_wrap=False)
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at the time of the record (test runners swap it)."""
+
+    @property
+    def stream(self):  # type: ignore[override]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def _configure_logging() -> None:
+    """The ``harness`` logger to stderr: progress lines and choices at INFO when stderr is not a terminal (a job's
+    log), warnings only when it is (a bar shows progress there)."""
+    logger = logging.getLogger("harness")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.WARNING if sys.stderr.isatty() else logging.INFO)
+
+
+@contextmanager
+def _progress(label: str, unit: str = "items") -> Iterator[Callable[..., None]]:
+    """``update(done, total=None, phase=None)``: a bar on a terminal, and progress lines in the log at a steady
+    interval (:class:`harness.progress.ProgressLog`), which show when stderr is not a terminal."""
+    from harness.progress import ProgressLog
+
+    lines = ProgressLog(label, unit)
+    if not sys.stderr.isatty():
+        yield lambda done, total=None, phase=None: lines.update(done, total, phase)
+        return
+    with _progress_bar() as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int | None = None, phase: str | None = None) -> None:
+            bar.update(task, completed=done, total=total, description=phase or label)
+            lines.update(done, total, phase)
+
+        yield update
+
+
 def _progress_bar(label: str = "{task.description}"):
     """A transient progress bar on stderr, so tables and JSON on stdout stay clean."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -73,6 +119,7 @@ def _emit(tables: list[Table], fmt: str) -> None:
 @click.pass_context
 def main(ctx: click.Context, store_path: str | None) -> None:
     """Evaluate and serve rewards for RL of LLMs on reasoning."""
+    _configure_logging()
     ctx.obj = {"store_path": store_path}
 
 
@@ -122,11 +169,8 @@ def eval_command(
     from harness.evaluate import EvalRequest, evaluate_reward
 
     request = EvalRequest(reward_spec, suite_spec, data, limit, batch_size)
-    with _progress_bar("scoring") as bar:
-        task = bar.add_task("scoring", total=None)
-        run = evaluate_reward(
-            request, _store(ctx), progress=lambda done, total: bar.update(task, completed=done, total=total)
-        )
+    with _progress("eval: scoring") as update:
+        run = evaluate_reward(request, _store(ctx), progress=update)
     if fmt == "table":
         click.echo("  ".join(f"{k}: {v}" for k, v in run_summary(run)[:6]), err=True)
     _emit([category_table([run]), metrics_table(run)], fmt)
@@ -218,11 +262,8 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
         val_fraction=val_fraction, seed=seed, max_length=max_length, dtype=dtype,
         format=VerifyRMFormat(max_chars, head_chars, tail_chars),
     )
-    with _progress_bar() as bar:
-        task = bar.add_task("loading", total=None)
-        trainer = VerifyRMTrainer(
-            config, progress=lambda phase, done, total: bar.update(task, description=phase, completed=done, total=total)
-        )
+    with _progress("train-rm", "steps") as update:
+        trainer = VerifyRMTrainer(config, progress=lambda phase, done, total: update(done, total, f"train-rm: {phase}"))
         run = trainer.train(rows, _store(ctx), source="+".join([*files, *suites]))
     click.echo(f"model saved to {output}; validation run {run.id}", err=True)
     _emit([category_table([run], "Held-out accuracy by source (%)"), metrics_table(run)], "table")
@@ -249,7 +290,8 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
     triples = load_triples(input_file, suite_spec, data, limit)
     rule, judge = build_reward(rule_spec), build_reward(judge_spec)
     try:
-        kept, report = hybrid_label(triples, rule, judge)
+        with _progress("label: rule and judge") as update:
+            kept, report = hybrid_label(triples, rule, judge, progress=update)
     finally:
         for reward in (rule, judge):
             if hasattr(reward, "close"):
@@ -338,6 +380,8 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
 @click.option("--eval-every", type=int, default=None, help="Steps between held-out accuracy checks (0: none).")
 @click.option("--eval-suite", default=None, help="Held-out problems: gsm8k (its test split) or a jsonl.")
 @click.option("--eval-limit", type=int, default=None, help="Held-out problems per check.")
+@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default=None,
+              help="trl: auto (default) picks bfloat16 where this machine runs it faster than float32.")
 @click.option("--launcher", default=None, help="openrlhf: the command that runs OpenRLHF's trainer (default "
               "'python -m openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
               "openrlhf.cli.train_ppo_ray').")
@@ -356,9 +400,14 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
         raise click.UsageError(str(exc)) from None
     backend = TRAINERS.get(config.trainer)
 
+    from harness.progress import ProgressLog
+
+    lines = ProgressLog(f"train ({config.trainer}, {config.reward})", "steps")
+
     def show(step: int, total: int, values: dict) -> None:
         keys = ("train_reward", "rule_accuracy", "agreement", "kl")
         click.echo(f"step {step}/{total} " + " ".join(f"{k}={values[k]:.3f}" for k in keys if k in values), err=True)
+        lines.update(step, total)
 
     extra = {"dry_run": True} if dry_run else {}
     run = backend(config, progress=show, warn=lambda msg: click.secho(f"WARNING: {msg}", fg="yellow", err=True),
@@ -378,14 +427,21 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-length", type=click.IntRange(min=8), default=256, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True,
+              help="auto picks bfloat16 where this machine runs it faster than float32.")
 @click.pass_context
 @_friendly
 def sft_command(ctx: click.Context, **options: Any) -> None:
     """Supervised warm-up of a policy with TRL's SFTTrainer (prompts as GRPO sees them); the run is stored."""
     from trainers.sft import SFTRun, SFTRunConfig
 
+    from harness.progress import ProgressLog
+
+    lines = ProgressLog("sft", "steps")
+
     def show(step: int, total: int, values: dict) -> None:
         click.echo(f"step {step}/{total} loss={values['loss']:.4f}", err=True)
+        lines.update(step, total)
 
     run = SFTRun(SFTRunConfig(**options), progress=show).run(_store(ctx))
     _emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")

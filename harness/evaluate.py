@@ -83,7 +83,7 @@ def evaluate_reward(
     owned = reward is None
     reward = build_reward(request.reward) if reward is None else reward
     try:
-        run_id = store.begin(
+        with store.recording(
             NewRun(
                 kind="reward-eval",
                 reward=str(ComponentSpec.parse(request.reward)),
@@ -94,9 +94,8 @@ def evaluate_reward(
                 config={"limit": request.limit, "batch_size": request.batch_size, "data": request.data},
                 versions=package_versions(),
             )
-        )
-        began = time.perf_counter()
-        with store.guard(run_id):
+        ) as run_id:
+            began = time.perf_counter()
             scored = score_in_batches(reward, [r.item for r in data.rows], request.batch_size, progress)
             metrics = suite.metrics(data, [s for s, _ in scored])
             store.complete(run_id, _item_rows(data, scored), _metric_rows(metrics), time.perf_counter() - began)

@@ -8,7 +8,7 @@ verifier suite), the report also says how accurate the kept labels are.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -45,9 +45,10 @@ def _accuracy(pairs: Sequence[tuple[bool, bool]]) -> float | None:
 
 
 def hybrid_label(
-    triples: Sequence[Triple], rule: Reward, judge: Reward, batch_size: int = 64
+    triples: Sequence[Triple], rule: Reward, judge: Reward, batch_size: int = 64,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[tuple[Triple, bool]], LabelReport]:
-    """(kept triples with their agreed label, report)."""
+    """(kept triples with their agreed label, report); ``progress(done, total)`` after each batch."""
     items = [t.item for t in triples]
     rule_scores: list[Score] = []
     judge_scores: list[Score] = []
@@ -55,6 +56,8 @@ def hybrid_label(
         batch = items[start : start + batch_size]
         rule_scores += rule.score(batch)
         judge_scores += judge.score(batch)
+        if progress is not None:
+            progress(len(rule_scores), len(items))
     kept = []
     counts = {"both_correct": 0, "both_incorrect": 0, "rule_only_correct": 0, "judge_only_correct": 0}
     for triple, r, j in zip(triples, rule_scores, judge_scores):

@@ -255,6 +255,16 @@ class RunStore:
             )
 
     @contextmanager
+    def recording(self, run: NewRun) -> Iterator[str]:
+        """Begin ``run`` and guard it in one step; yields its id. The block completes it with :meth:`complete`;
+        an exception or Ctrl-C inside marks it ``failed`` / ``interrupted``, and a block that ends without
+        completing it marks it ``failed``: no run is left ``running`` by a caller's mistake."""
+        run_id = self.begin(run)
+        with self.guard(run_id):
+            yield run_id
+        self.abort(run_id, STATUS_FAILED, "the run ended without being completed")  # a no-op once complete
+
+    @contextmanager
     def guard(self, run_id: str) -> Iterator[None]:
         """Mark the run ``interrupted`` (Ctrl-C) or ``failed`` (any error) if the block raises, then re-raise."""
         try:

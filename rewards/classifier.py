@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.optional import require
+from harness.precision import Precision, choose_precision
 from rewards.base_models import resolve_model
 
 
@@ -54,6 +55,7 @@ class SequenceClassifier:
         self._tokenizer: Any = None
         self._torch: Any = None
         self.device = "cpu"
+        self.precision: Precision | None = None
 
     # -- loading ------------------------------------------------------------------------------
     def load(self, *, num_labels_for_new_head: bool = False) -> None:
@@ -66,7 +68,9 @@ class SequenceClassifier:
             transformers = require("transformers", "a model-based reward")
             path = resolve_model(self.config.model)
             self.device = self._pick_device(torch)
-            dtype = self._weight_dtype(torch)
+            self.precision = choose_precision(self.config.dtype, self.device, torch)
+            # on a CPU the weights stay float32 and bfloat16 runs under autocast (training keeps float32 masters)
+            dtype = self.precision.torch_dtype(torch) if self.device.startswith("cuda") else torch.float32
             try:
                 tokenizer = transformers.AutoTokenizer.from_pretrained(path)
                 model = transformers.AutoModelForSequenceClassification.from_pretrained(
@@ -89,16 +93,6 @@ class SequenceClassifier:
         if self.config.device != "auto":
             return self.config.device
         return "cuda" if torch.cuda.is_available() else "cpu"
-
-    def _weight_dtype(self, torch: Any) -> Any:
-        names = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-        if self.config.dtype == "auto":
-            return torch.bfloat16 if self.device.startswith("cuda") else torch.float32
-        if self.config.dtype not in names:
-            raise ValueError(f"dtype must be auto, float32, bfloat16 or float16, not {self.config.dtype!r}")
-        if self.device == "cpu":
-            return torch.float32  # reduced precision on a CPU runs under autocast instead
-        return names[self.config.dtype]
 
     @property
     def model(self) -> Any:
@@ -125,7 +119,7 @@ class SequenceClassifier:
         torch = self._torch
         padded = self.tokenizer.pad({"input_ids": [list(x) for x in input_ids]}, return_tensors="pt")
         padded = {k: v.to(self.device) for k, v in padded.items()}
-        autocast = self.config.dtype == "bfloat16" and self.device == "cpu"
+        autocast = self.precision.bf16 and self.device == "cpu"
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
             out = self.model(**padded)
         return out.logits.squeeze(-1).float()

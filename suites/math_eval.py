@@ -9,6 +9,7 @@ because lm-eval's ``json`` loader needs absolute file paths. Presets: ``cooper``
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from typing import Any
 import yaml
 
 from harness.optional import require
+from harness.progress import ProgressLog
 from rewards.contract import Item
 from rewards.lazy import LazyReward
 from suites.math_benchmarks import normalised_records, task_name
@@ -30,16 +32,27 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 RULE = LazyReward(lambda: "rule")
+log = logging.getLogger("harness")
 
 
 def close_rule_reward() -> None:
     RULE.close()
 
 
+class _Scored:
+    """Problems scored so far in this process's policy evaluation, for the progress lines."""
+
+    lines: ProgressLog | None = None
+    done = 0
+
+
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, float]:
     """Mean rule-reward accuracy over the samples lm-eval generated for one problem."""
     responses = [r if isinstance(r, str) else str(r) for r in (results[0] if results and isinstance(results[0], list) else results)]
     scores = RULE.get().score([Item(doc["prompt"], doc["answer"], text) for text in responses])
+    if _Scored.lines is not None:
+        _Scored.done += 1
+        _Scored.lines.update(_Scored.done)
     return {"accuracy": sum(s.verdict is True for s in scores) / max(1, len(scores))}
 
 
@@ -103,6 +116,9 @@ def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
     from lm_eval.tasks import TaskManager
 
     folder = Path(tempfile.mkdtemp(prefix="harness-tasks-"))
+    log.info("eval-policy: generating with %s on %s (lm-eval), then scoring with the rule reward",
+             request.model, ", ".join(request.benchmarks))
+    _Scored.lines, _Scored.done = ProgressLog("eval-policy: scored", "problems"), 0
     try:
         tasks = write_tasks(folder, request)
         args = request.model_args or _default_model_args(request)
@@ -116,6 +132,7 @@ def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
             out[bench] = float(metrics.get("accuracy,all", metrics.get("accuracy,none", float("nan"))))
         return out
     finally:
+        _Scored.lines = None
         close_rule_reward()
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -143,14 +160,13 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
     from suites.math_benchmarks import display_name
 
     began = time.perf_counter()
-    run_id = store.begin(NewRun(
+    with store.recording(NewRun(
         kind="policy-eval", reward="rule", suite="math:" + ",".join(request.benchmarks), data_source=request.model,
         data_hash=f"limit:{request.limit}", n_items=len(request.benchmarks), config={**request.__dict__},
         versions=package_versions(),
-    ))
-    with store.guard(run_id):
+    )) as run_id:
         accuracy = evaluate_policy(request)
-    rows = [MetricRow(f"accuracy/{display_name(b)}", v, True, 1, "by_category") for b, v in accuracy.items()]
-    rows.append(MetricRow("accuracy", sum(accuracy.values()) / len(accuracy), True, len(accuracy), "overall"))
-    store.complete(run_id, [], rows, time.perf_counter() - began)
+        rows = [MetricRow(f"accuracy/{display_name(b)}", v, True, 1, "by_category") for b, v in accuracy.items()]
+        rows.append(MetricRow("accuracy", sum(accuracy.values()) / len(accuracy), True, len(accuracy), "overall"))
+        store.complete(run_id, [], rows, time.perf_counter() - began)
     return store.get(run_id)

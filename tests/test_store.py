@@ -92,3 +92,15 @@ def test_newer_schema_is_refused(tmp_path):
         db.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
     with pytest.raises(StoreError, match="newer than this harness"):
         RunStore(path)
+
+
+def test_recording_never_leaves_a_run_running(store):
+    with store.recording(new_run()) as done:
+        store.complete(done, [], [], 1.0)
+    with store.recording(new_run()) as forgotten:
+        pass  # a caller that forgets to complete
+    with pytest.raises(TypeError):
+        with store.recording(new_run()) as broken:
+            raise TypeError("a bad option, after the run began")
+    assert [store.get(r).status for r in (done, forgotten, broken)] == ["complete", "failed", "failed"]
+    assert store.get(broken).error == "TypeError: a bad option, after the run began"

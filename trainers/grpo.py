@@ -45,6 +45,7 @@ class GRPORunConfig:
     eval_limit: int = 50
     eval_max_tokens: int = 256
     launcher: str = ""  # openrlhf: the command that runs train_ppo_ray (default: python -m openrlhf.cli.train_ppo_ray)
+    dtype: str = "auto"  # trl: auto picks bfloat16 where this machine runs it faster (harness.precision)
 
     @classmethod
     def merged(cls, file_values: Mapping[str, Any], cli_values: Mapping[str, Any]) -> GRPORunConfig:

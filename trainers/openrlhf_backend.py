@@ -106,14 +106,14 @@ class OpenRLHFTrainer:
             return None
         from harness.evaluate import package_versions
 
-        run_id = store.begin(NewRun(
+        items_per_step = max(1, cfg.prompts_per_step) * cfg.num_generations
+        began = time.perf_counter()
+        with store.recording(NewRun(
             kind="train", reward=cfg.reward, suite=cfg.dataset, data_source=str(output / "prompts.jsonl"),
             data_hash="", n_items=n_prompts, config=asdict(cfg), versions=package_versions(),
-        ))
-        items_per_step = max(1, cfg.prompts_per_step) * cfg.num_generations
-        options = ["--items-per-step", str(items_per_step), "--record-run", run_id, "--alarm-window", str(cfg.alarm_window)]
-        began = time.perf_counter()
-        with store.guard(run_id):
+        )) as run_id:
+            options = ["--items-per-step", str(items_per_step), "--record-run", run_id, "--alarm-window",
+                       str(cfg.alarm_window)]
             with serving(cfg.reward, port, options, store=str(store.path)):
                 finished = subprocess.run(command)
             if finished.returncode != 0:

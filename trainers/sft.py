@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.optional import require
+from harness.precision import choose_precision
 from harness.store import MetricRow, NewRun, RunRecord, RunStore
 from suites.loading import DataError, resolve_data_path
 from suites.math_data import Problem
@@ -36,8 +37,9 @@ class SFTRunConfig:
     learning_rate: float = 5e-5
     batch_size: int = 8
     max_length: int = 256
-    warmup_ratio: float = 0.0
+    warmup_steps: float = 0  # steps, or a fraction of all steps when below 1
     seed: int = 0
+    dtype: str = "auto"  # auto picks bfloat16 where this machine runs it faster (harness.precision)
 
 
 def sft_rows(path: str) -> list[dict[str, Any]]:
@@ -77,28 +79,29 @@ class SFTRun:
         cfg = self.config
         rows = sft_rows(cfg.data)
         policy = resolve_causal_lm(cfg.policy)
-        run_id = store.begin(NewRun(
-            kind="sft", reward="", suite=cfg.data, data_source=str(resolve_data_path(cfg.data)), data_hash="",
-            n_items=len(rows), config=asdict(cfg), versions=package_versions(),
-        ))
-        outer = self
-
-        class Recorder(transformers.TrainerCallback):
-            def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
-                if logs and "loss" in logs:
-                    values = {"loss": float(logs["loss"])}
-                    store.log_step(run_id, state.global_step, values)
-                    outer.progress(state.global_step, state.max_steps, values)
-
         cuda = torch.cuda.is_available()
+        precision = choose_precision(cfg.dtype, "cuda" if cuda else "cpu", torch)
+        # built before the run is recorded: a bad option fails with nothing left behind in the store
         args = trl.SFTConfig(
             output_dir=str(Path(cfg.output)), num_train_epochs=cfg.epochs, max_steps=cfg.max_steps,
-            per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.learning_rate, warmup_ratio=cfg.warmup_ratio,
+            per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.learning_rate, warmup_steps=cfg.warmup_steps,
             max_length=cfg.max_length, seed=cfg.seed, logging_steps=1, save_strategy="no", report_to="none",
-            use_cpu=not cuda, bf16=cuda, disable_tqdm=True,
+            use_cpu=not cuda, bf16=precision.bf16, disable_tqdm=True,
         )
+        outer = self
         began = time.perf_counter()
-        with store.guard(run_id):
+        with store.recording(NewRun(
+            kind="sft", reward="", suite=cfg.data, data_source=str(resolve_data_path(cfg.data)), data_hash="",
+            n_items=len(rows), config=asdict(cfg), versions=package_versions(),
+        )) as run_id:
+
+            class Recorder(transformers.TrainerCallback):
+                def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+                    if logs and "loss" in logs:
+                        values = {"loss": float(logs["loss"])}
+                        store.log_step(run_id, state.global_step, values)
+                        outer.progress(state.global_step, state.max_steps, values)
+
             trainer = trl.SFTTrainer(model=policy, args=args, train_dataset=datasets.Dataset.from_list(rows),
                                      callbacks=[Recorder()])
             trainer.train()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.optional import require
+from harness.precision import choose_precision
 from harness.store import NewRun, RunRecord, RunStore
 from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
@@ -90,54 +91,55 @@ class TRLTrainer:
         bridge = RewardBridge(reward, records)
         alarm = HackingAlarm(window=cfg.alarm_window)
         output = Path(cfg.output)
-        run_id = store.begin(NewRun(
-            kind="train", reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
-            data_hash=f"prompts:{len(dataset)}", n_items=cfg.max_steps, config=asdict(cfg), versions=package_versions(),
-        ))
-        outer = self
-
         heldout = load_problems(cfg.eval_suite, "test", cfg.eval_limit) if cfg.eval_every else []
-
-        class Recorder(transformers.TrainerCallback):
-            def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None,
-                            processing_class: Any = None, **kwargs: Any) -> None:
-                if cfg.eval_every and state.global_step % cfg.eval_every == 0 and model is not None:
-                    tok = processing_class or tokenizer
-                    accuracy = heldout_accuracy(model, tok, heldout, bridge.rule, cfg.eval_max_tokens)
-                    store.log_step(run_id, state.global_step, {"heldout_accuracy": accuracy})
-
-            def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
-                if not logs or "loss" not in logs:
-                    return
-                values = records.drain()
-                for key, name in (("kl", "kl"), ("completions/mean_length", "response_tokens"), ("loss", "loss")):
-                    if key in logs:
-                        values[name] = float(logs[key])
-                if "train_reward" in values and "rule_accuracy" in values:
-                    if alarm.observe(state.global_step, values["train_reward"], values["rule_accuracy"]):
-                        values["hacking_alarm"] = 1.0
-                        outer.warn(
-                            f"reward-hacking alarm at step {state.global_step}: the training reward rose while the "
-                            f"rule accuracy of the same rollouts fell over the last {alarm.window} steps"
-                        )
-                        if cfg.stop_on_hack:
-                            control.should_training_stop = True
-                            control.should_save = False  # keep the last checkpoint from before the alarm
-                store.log_step(run_id, state.global_step, values)
-                outer.progress(state.global_step, cfg.max_steps, values)
-
         cuda = torch.cuda.is_available()
+        precision = choose_precision(cfg.dtype, "cuda" if cuda else "cpu", torch)
+        # built before the run is recorded: a bad option fails with nothing left behind in the store
         args = trl.GRPOConfig(
             output_dir=str(output), max_steps=cfg.max_steps, num_generations=cfg.num_generations,
             per_device_train_batch_size=cfg.num_generations * cfg.prompts_per_step,
             max_completion_length=cfg.max_completion_length, learning_rate=cfg.learning_rate,
             warmup_steps=cfg.warmup_steps, beta=cfg.beta, temperature=cfg.temperature, seed=cfg.seed,
             save_strategy="steps", save_steps=cfg.save_steps, logging_steps=1, report_to="none",
-            use_cpu=not cuda, bf16=cuda, disable_tqdm=True,
+            use_cpu=not cuda, bf16=precision.bf16, disable_tqdm=True,
         )
+        outer = self
         began = time.perf_counter()
         try:
-            with store.guard(run_id):
+            with store.recording(NewRun(
+                kind="train", reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
+                data_hash=f"prompts:{len(dataset)}", n_items=cfg.max_steps, config=asdict(cfg),
+                versions=package_versions(),
+            )) as run_id:
+
+                class Recorder(transformers.TrainerCallback):
+                    def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None,
+                                    processing_class: Any = None, **kwargs: Any) -> None:
+                        if cfg.eval_every and state.global_step % cfg.eval_every == 0 and model is not None:
+                            tok = processing_class or tokenizer
+                            accuracy = heldout_accuracy(model, tok, heldout, bridge.rule, cfg.eval_max_tokens)
+                            store.log_step(run_id, state.global_step, {"heldout_accuracy": accuracy})
+
+                    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+                        if not logs or "loss" not in logs:
+                            return
+                        values = records.drain()
+                        for key, name in (("kl", "kl"), ("completions/mean_length", "response_tokens"), ("loss", "loss")):
+                            if key in logs:
+                                values[name] = float(logs[key])
+                        if "train_reward" in values and "rule_accuracy" in values:
+                            if alarm.observe(state.global_step, values["train_reward"], values["rule_accuracy"]):
+                                values["hacking_alarm"] = 1.0
+                                outer.warn(
+                                    f"reward-hacking alarm at step {state.global_step}: the training reward rose "
+                                    f"while the rule accuracy of the same rollouts fell over the last {alarm.window} steps"
+                                )
+                                if cfg.stop_on_hack:
+                                    control.should_training_stop = True
+                                    control.should_save = False  # keep the last checkpoint from before the alarm
+                        store.log_step(run_id, state.global_step, values)
+                        outer.progress(state.global_step, cfg.max_steps, values)
+
                 trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,
                                           callbacks=[Recorder()])
                 resume = any(output.glob("checkpoint-*"))

@@ -162,7 +162,7 @@ class VerifyRMTrainer:
         from harness.evaluate import package_versions
 
         metrics, scores = validation
-        run_id = store.begin(
+        with store.recording(
             NewRun(
                 kind="rm-train",
                 reward=f"verifyrm:model={self.output}",
@@ -173,12 +173,12 @@ class VerifyRMTrainer:
                 config={**asdict(self.config), "output": str(self.config.output), "history": history},
                 versions=package_versions(),
             )
-        )
-        items = [
-            ItemRow(i, None, r.source, r.label, s.value, s.verdict, s.reason, None, None)
-            for i, (r, s) in enumerate(zip(val_rows, scores))
-        ]
-        rows = [MetricRow(m.name, m.value, m.higher_is_better, m.n, m.group) for m in metrics]
-        rows.append(MetricRow("train_loss", history[-1]["train_loss"], False, len(val_rows), "training"))
-        store.complete(run_id, items, rows, wall)
+        ) as run_id:
+            items = [
+                ItemRow(i, None, r.source, r.label, s.value, s.verdict, s.reason, None, None)
+                for i, (r, s) in enumerate(zip(val_rows, scores))
+            ]
+            rows = [MetricRow(m.name, m.value, m.higher_is_better, m.n, m.group) for m in metrics]
+            rows.append(MetricRow("train_loss", history[-1]["train_loss"], False, len(val_rows), "training"))
+            store.complete(run_id, items, rows, wall)
         return store.get(run_id)

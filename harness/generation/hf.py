@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.generation.contract import Completion, Prompt, SamplingParams, is_chat
+from harness.precision import choose_precision
 from harness.optional import MissingDependencyError, require
 
 _CACHE_FORMAT = "v2"  # bump when the conversion changes, so stale caches are rebuilt
@@ -85,8 +86,10 @@ class TransformersGenerator:
         transformers = require("transformers", "the transformers generation backend")
         path = resolve_causal_lm(self.model_name)
         device = self.device if self.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
-        dtype = {"auto": torch.bfloat16 if device.startswith("cuda") else torch.float32, "float32": torch.float32,
-                 "bfloat16": torch.bfloat16, "float16": torch.float16}[self.dtype]
+        if self.dtype == "float16" and device.startswith("cuda"):
+            dtype = torch.float16
+        else:  # generation is inference only: bfloat16 weights wherever bfloat16 is the fast type
+            dtype = choose_precision(self.dtype, device, torch).torch_dtype(torch)
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, padding_side="left")
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
