@@ -382,6 +382,9 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
 @click.option("--eval-limit", type=int, default=None, help="Held-out problems per check.")
 @click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default=None,
               help="trl: auto (default) picks bfloat16 where this machine runs it faster than float32.")
+@click.option("--probe", default=None, help="A labelled suite spec (e.g. jsonl:data=probe.jsonl): the reward's "
+              "accuracy on it is recorded every step (constant for a static reward, moving for cooper).")
+@click.option("--probe-limit", type=int, default=None, help="Only the first N items of the probe.")
 @click.option("--launcher", default=None, help="openrlhf: the command that runs OpenRLHF's trainer (default "
               "'python -m openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
               "openrlhf.cli.train_ppo_ray').")

@@ -1,14 +1,37 @@
 """The ``cooper`` reward: a VerifyRM updated online during RL (Cooper, arXiv 2508.05613).
 
-Scoring is the ``verifyrm`` reward's: sigmoid of the classifier's logit. After a batch has been scored and
-its scores handed out, :meth:`CooperReward.learn` updates the model: rollouts are grouped by prompt; a
-group's positive is a rollout the rule reward verifies as correct (the first, or a random one); its negative
-comes from the configured source (:mod:`rewards.cooper_negatives`) and is kept only if the rule reward calls
-it incorrect (up to ``max_tries`` attempts); groups without a valid pair are masked out. The loss is
-``-log sigmoid(s_pos - s_neg)`` on raw logits, averaged over valid pairs; AdamW (lr 1e-5, weight decay 0.01),
-gradients clipped at 1.0. Scoring and updating share one lock, so a score never reads half-updated weights.
-Checkpoints (model, optimizer, step) are written atomically every ``checkpoint_every`` updates into
-``checkpoint_dir``; a new instance pointed at the same folder resumes from it.
+Scoring is the ``verifyrm`` reward's: sigmoid of the classifier's logit (``discrete=true``: 1 above the
+threshold, else 0, the paper's discrete-reward ablation). After a batch has been scored and its scores handed
+out, :meth:`CooperReward.learn` updates the model: rollouts are grouped by prompt; a group's positive is a
+rollout the rule reward verifies as correct (the first, or a random one); its negative comes from the configured
+source (:mod:`rewards.cooper_negatives`) and is kept only if it is wrong (up to ``max_tries`` attempts); groups
+without a valid pair are masked out. The loss is ``-log sigmoid(s_pos - s_neg)`` on raw logits, averaged over
+valid pairs; AdamW (lr 1e-5, weight decay 0.01, ``warmup_updates`` of linear warm-up), gradients clipped at 1.0,
+the step skipped when the gradient norm is not finite. Scoring and updating share one lock, so a score never
+reads half-updated weights. Checkpoints (model, optimizer, step) are written atomically every
+``checkpoint_every`` updates into ``checkpoint_dir``; a new instance pointed at the same folder resumes from it.
+
+Differences from the released code (ZJU-REAL/Cooper, ``recipe/cooper/collaborate.py``, ``dp_reward.py``,
+``fsdp_workers.py``, ``test_qwen2.5-1.5B-Instruct.sh``), and why:
+
+- *Same*: one pair per prompt, the first rule-correct rollout as the positive; the pairwise loss averaged over
+  valid pairs; a step skipped on a non-finite gradient norm; AdamW lr 1e-5, weight decay 0.01; the input
+  ``<question>…</question>\n<reference_answer>…</reference_answer>\n<completion>…</completion>`` with texts over
+  1,500 characters cut to their first 500 and last 1,000; reward = sigmoid of the logit, or thresholded at 0.5.
+- *The negative's check*: the released code keeps an assistant's negative when math-verify finds it *different
+  from the positive response*; ours keeps it when the rule reward finds it *wrong against the reference*, which
+  is what a negative must be (a rewrite that reaches the reference by another route is not one).
+  ``negative_check=positive`` restores the released check.
+- *The assistant's request*: as released, a completely incorrect, plausible, similar-length response, at
+  temperature 0.7 with ``max_tokens`` = the positive's word count + 500; our prompt is worded anew.
+- *Other negative sources*: ``perturb`` (the positive with its final answer changed) and ``group`` (a wrong
+  rollout of the same prompt) are ours, for machines where no assistant LLM fits beside the policy.
+- *Warm-up*: the released run warms the learning rate up over 1% of its total steps; an online reward does not
+  know its total, so ``warmup_updates`` gives the number of updates (0 by default).
+- *One optimizer step per update*: the released update runs ``ppo_epochs`` over mini-batches of pairs; ours takes
+  one step over all the step's pairs (accumulated in micro-batches of ``micro_batch_pairs``).
+- *Orchestration*: the released repository lacks its trainer file, so the order is ours: score a step's rollouts
+  and hand the rewards out, then learn from that step (positives picked by the rule reward), then score the next.
 """
 
 from __future__ import annotations
@@ -52,10 +75,11 @@ class CooperReward:
         grad_clip: float = 1.0,
         micro_batch_pairs: int = 8,
         threshold: float = 0.5,
+        discrete: bool = False,
+        negative_check: Literal["reference", "positive"] = "reference",
+        warmup_updates: int = 0,
         checkpoint_dir: str = "",
         checkpoint_every: int = 10,
-        probe: str = "",
-        probe_limit: int = 64,
         device: str = "auto",
         dtype: str = "auto",
         max_length: int = 0,
@@ -69,6 +93,9 @@ class CooperReward:
         self.learning_rate, self.weight_decay, self.grad_clip = learning_rate, weight_decay, grad_clip
         self.micro_batch_pairs = micro_batch_pairs
         self.threshold = threshold
+        self.discrete = discrete
+        self.negative_check = negative_check
+        self.warmup_updates = warmup_updates
         self.checkpoint_dir = Path(checkpoint_dir).expanduser() if checkpoint_dir else None
         self.checkpoint_every = checkpoint_every
         self.rng = random.Random(seed)
@@ -83,8 +110,6 @@ class CooperReward:
         self.rule = RuleReward(workers=2)
         self._assistant_spec = (assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
         self._assistant: Any = None
-        self._probe_spec = (probe, probe_limit)
-        self._probe: list[tuple[Item, bool]] | None = None
 
     # -- scoring ------------------------------------------------------------------------------
     def _texts(self, items: Sequence[Item]) -> list[str]:
@@ -93,7 +118,10 @@ class CooperReward:
     def score(self, items: Sequence[Item]) -> list[Score]:
         with self._lock:
             logits = self.classifier.logits(self._texts(items))
-        return scores_from_logits(logits, self.threshold)
+        scores = scores_from_logits(logits, self.threshold)
+        if self.discrete:  # the released code's reward_scale: 0 or 1 by the threshold
+            return [Score(1.0 if s.verdict else 0.0, s.verdict, s.reason, s.answer) for s in scores]
+        return scores
 
     # -- learning -----------------------------------------------------------------------------
     @property
@@ -117,8 +145,6 @@ class CooperReward:
         metrics: dict[str, float] = {"groups": float(len(groups)), "valid_pairs": float(len(pairs))}
         if pairs:
             metrics.update(self._update(pairs))
-        if self._probe_spec[0]:
-            metrics["probe_accuracy"] = self.probe_accuracy()
         return metrics
 
     def make_pairs(self, items: Sequence[Item], groups: list[list[int]], verdicts: Sequence[bool]) -> list[Pair]:
@@ -148,12 +174,18 @@ class CooperReward:
             if not pending:
                 break
             candidates = self._candidates(pending)
-            checks = self.rule.score([Item(pending[g].question, pending[g].reference, text) for g, text in candidates])
+            checks = self.rule.score([self._check_item(pending[g], text) for g, text in candidates])
             for (g, text), check in zip(candidates, checks):
                 if check.verdict is False:
                     found[g] = text
                     pending.pop(g, None)
         return found
+
+    def _check_item(self, positive: Item, negative: str) -> Item:
+        """What a negative is checked against: the reference (ours), or the positive's answer (the released)."""
+        if self.negative_check == "positive":
+            return Item(positive.question, positive.completion, negative)
+        return Item(positive.question, positive.reference, negative)
 
     def _candidates(self, pending: dict[int, Item]) -> list[tuple[int, str]]:
         if self.negatives == "perturb":
@@ -162,9 +194,11 @@ class CooperReward:
         from harness.generation import SamplingParams
 
         order = list(pending)
+        # the released budget: the positive's word count + 500 tokens (one budget per call: the longest's)
+        budget = max(len(pending[g].completion.split()) for g in order) + 500
         outputs = self.assistant.generate(
             [rewrite_messages(pending[g].question, pending[g].completion) for g in order],
-            SamplingParams(temperature=0.7, top_p=0.95, max_tokens=self._assistant_spec[3]),
+            SamplingParams(temperature=0.7, max_tokens=min(budget, self._assistant_spec[3])),
         )
         return [(g, out[0].text) for g, out in zip(order, outputs) if out and out[0].text.strip()]
 
@@ -198,6 +232,9 @@ class CooperReward:
                     margins += diff.detach().tolist()
                 grad_norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), self.grad_clip))
                 if torch.isfinite(torch.tensor(grad_norm)):
+                    warm = min(1.0, (self.step + 1) / self.warmup_updates) if self.warmup_updates else 1.0
+                    for group in optimizer.param_groups:
+                        group["lr"] = self.learning_rate * warm
                     optimizer.step()
                 optimizer.zero_grad()
             finally:
@@ -216,16 +253,6 @@ class CooperReward:
                 {"step": self.step, "pending_pairs": 0},
             )
             self.format.save(self.checkpoint_dir)  # the folder then also loads as verifyrm:model=FOLDER
-
-    # -- probe --------------------------------------------------------------------------------
-    def probe_accuracy(self) -> float:
-        if self._probe is None:
-            from suites import build_suite
-
-            spec, limit = self._probe_spec
-            self._probe = [(r.item, r.label) for r in build_suite(spec).load(limit=limit).rows]
-        scores = self.score([it for it, _ in self._probe])
-        return sum((s.verdict is True) == label for s, (_, label) in zip(scores, self._probe)) / len(self._probe)
 
     def close(self) -> None:
         self.rule.close()

@@ -16,18 +16,21 @@ from fractions import Fraction
 
 from rewards.extract import boxed_answers, rational_value
 
-REWRITE_SYSTEM = "You write flawed solutions to math problems for training a verifier."
-REWRITE_TEMPLATE = """Here is a problem and a correct solution.
-
-Problem:
+# The released code's request, worded anew: a completely wrong, misleading solution that still looks like one.
+REWRITE_SYSTEM = """You write wrong solutions to math problems, for training a verifier. Given a problem and a correct
+solution, write a solution that:
+1. reasons wrongly throughout, with plausible-sounding but false steps;
+2. reaches a wrong final answer;
+3. is about as long as the correct solution;
+4. looks like a genuine attempt at the problem;
+5. keeps the correct solution's format (if it puts its answer in \\boxed{}, so does yours)."""
+REWRITE_TEMPLATE = """Problem:
 {question}
 
 Correct solution:
 {solution}
 
-Rewrite the solution so that it contains a plausible-looking mistake in its reasoning and reaches a different,
-wrong final answer. Keep the same style, format and length (if the solution puts its answer in \\boxed{{}}, so
-must yours). Reply with the rewritten solution only."""
+Reply with the wrong solution only: its working and its answer, nothing else."""
 
 
 def rewrite_messages(question: str, solution: str) -> list[dict[str, str]]:

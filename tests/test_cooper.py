@@ -98,11 +98,31 @@ def test_updates_widen_the_margin_and_resume_from_checkpoint(base, tmp_path):
         resumed.close()
 
 
-def test_probe_accuracy_is_reported(base, data_root):
-    reward = CooperReward(str(base), negatives="group", probe="sample", probe_limit=10)
+def test_the_trainer_probe_is_the_rewards_accuracy_after_each_update(base, data_root):
+    from trainers.grpo import RewardBridge, StepRecords, probe_items
+
+    reward = CooperReward(str(base), negatives="group")
+    records = StepRecords()
+    bridge = RewardBridge(reward, records, probe=probe_items("sample", 10))
     try:
+        items = rollouts()
+        bridge([it.question for it in items], [it.completion for it in items], [it.reference for it in items])
+        values = records.drain()
+        assert 0.0 <= values["rm_probe_accuracy"] <= 1.0 and values["rm_valid_pairs"] == 2.0
+    finally:
+        bridge.rule.close()
+        reward.close()
+
+
+def test_released_options_discrete_reward_and_negative_checked_against_the_positive(base):
+    reward = CooperReward(str(base), negatives="perturb", discrete=True, negative_check="positive", warmup_updates=4)
+    try:
+        assert {s.value for s in reward.score(rollouts())} <= {0.0, 1.0}
+        # the released check: a negative is valid when it differs from the positive's answer
+        positive = Item("What is 3+4?", "7", "3 + 4 = 7, so \\boxed{7}")
+        assert reward._check_item(positive, "\\boxed{8}").reference == positive.completion
         metrics = reward.learn(rollouts(), reward.score(rollouts()))
-        assert 0.0 <= metrics["probe_accuracy"] <= 1.0 and metrics["valid_pairs"] == 2.0
+        assert metrics["valid_pairs"] == 2.0 and reward.optimizer.param_groups[0]["lr"] == pytest.approx(1e-5 / 4)
     finally:
         reward.close()
 

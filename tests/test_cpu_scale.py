@@ -52,8 +52,8 @@ def test_experiment_config_runs_shortened(tmp_path, data_root):
     store = RunStore(tmp_path / "runs.sqlite")
     rm = tiny_classifier(tmp_path / "rm")
     runs = []
-    for spec in ("rule:workers=1", f"cooper:model={rm},negatives=group,probe=sample,probe_limit=4"):
-        cfg = replace(short, reward=spec, output=str(tmp_path / spec.split(":")[0]))
+    for spec in ("rule:workers=1", f"cooper:model={rm},negatives=group"):
+        cfg = replace(short, reward=spec, output=str(tmp_path / spec.split(":")[0]), probe="sample", probe_limit=4)
         runs.append(TRLTrainer(cfg, warn=lambda m: None).run(store))
     assert [r.status for r in runs] == ["complete", "complete"]
     cooper_steps = store.steps(runs[1].id)

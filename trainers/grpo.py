@@ -46,6 +46,8 @@ class GRPORunConfig:
     eval_max_tokens: int = 256
     launcher: str = ""  # openrlhf: the command that runs train_ppo_ray (default: python -m openrlhf.cli.train_ppo_ray)
     dtype: str = "auto"  # trl: auto picks bfloat16 where this machine runs it faster (harness.precision)
+    probe: str = ""  # a labelled suite spec (e.g. jsonl:data=probe.jsonl): the reward's accuracy on it every step
+    probe_limit: int = 0
 
     @classmethod
     def merged(cls, file_values: Mapping[str, Any], cli_values: Mapping[str, Any]) -> GRPORunConfig:
@@ -111,13 +113,16 @@ class RewardBridge:
 
     Called with prompts, completions and the dataset columns (``reference``); scores with the reward, measures
     the rule reward's accuracy on the same rollouts, and, for a reward that learns (Cooper), updates it from
-    this scored batch before the next batch is scored.
+    this scored batch before the next batch is scored. With a labelled ``probe``, the reward's accuracy on it
+    is recorded too (``rm_probe_accuracy``).
     """
 
-    def __init__(self, reward: Reward, records: StepRecords, rule: RuleReward | None = None) -> None:
+    def __init__(self, reward: Reward, records: StepRecords, rule: RuleReward | None = None,
+                 probe: Sequence[tuple[Item, bool]] = ()) -> None:
         self.reward = reward
         self.records = records
         self.rule = rule or RuleReward(workers=2)
+        self.probe = list(probe)  # labelled items: the reward's own accuracy on them is logged every step
         self.__name__ = "harness_reward"
 
     def items(self, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[Any]) -> list[Item]:
@@ -133,5 +138,17 @@ class RewardBridge:
         values = step_values(items, scores, rule)
         if isinstance(self.reward, LearnsFromFeedback):
             values.update(update_values(self.reward.learn(items, scores)))
+        if self.probe:  # after the update: constant for a static reward, moving for one that learns
+            judged = self.reward.score([it for it, _ in self.probe])
+            values["rm_probe_accuracy"] = sum((s.verdict is True) == label for s, (_, label) in zip(judged, self.probe)) / len(self.probe)
         self.records.add(values)
         return [reward_value(s) or 0.0 for s in scores]
+
+
+def probe_items(spec: str, limit: int = 0) -> list[tuple[Item, bool]]:
+    """The labelled items of a suite spec (``jsonl:data=probe.jsonl``, ``sample``), for the reward's probe."""
+    if not spec:
+        return []
+    from suites import build_suite
+
+    return [(r.item, bool(r.label)) for r in build_suite(spec).load(limit=limit or None).rows]

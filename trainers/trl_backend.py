@@ -20,7 +20,7 @@ from harness.optional import require
 from harness.precision import choose_precision
 from harness.store import NewRun, RunRecord, RunStore
 from suites.math_data import load_problems
-from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
+from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, probe_items
 from trainers.hacking import HackingAlarm
 from trainers.step_metrics import final_metrics
 
@@ -88,7 +88,7 @@ class TRLTrainer:
         dataset = self._dataset(tokenizer)
         reward = build_reward(cfg.reward)
         records = StepRecords()
-        bridge = RewardBridge(reward, records)
+        bridge = RewardBridge(reward, records, probe=probe_items(cfg.probe, cfg.probe_limit))
         alarm = HackingAlarm(window=cfg.alarm_window)
         output = Path(cfg.output)
         heldout = load_problems(cfg.eval_suite, "test", cfg.eval_limit) if cfg.eval_every else []

@@ -8,9 +8,10 @@ RM=${RM:-runs/verifyrm-minilm}
 OUT=${OUT:-runs/cpu_scale}
 CFG=experiments/cpu_scale/config.yaml
 python experiments/cpu_scale/make_arithmetic.py --out "$OUT" --seed 0
-for spec in "rule" "verifyrm:model=$RM" "cooper:model=$RM,negatives=group,probe=sample,probe_limit=42"; do
+for spec in "rule" "verifyrm:model=$RM" "cooper:model=$RM,negatives=group"; do
   name=${spec%%:*}
-  /usr/bin/time -f "$name wall %e s" harness train --config "$CFG" --reward "$spec" --output "$OUT/$name"
+  /usr/bin/time -f "$name wall %e s" harness train --config "$CFG" --reward "$spec" --output "$OUT/$name" \
+      --probe sample --probe-limit 42
 done
 EVAL="--suites $OUT/arithmetic_test.jsonl,svamp --preset greedy --limit 40 --max-gen-toks 64"
 harness eval-policy --model smollm2-135m $EVAL
