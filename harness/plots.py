@@ -31,23 +31,41 @@ def _label(reward_spec: str) -> str:
     return reward_spec if len(reward_spec) <= 24 else reward_spec.split(":", 1)[0]
 
 
-def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
-    """Held-out accuracy and training reward per step, one line per run (reward variant)."""
-    plt = _pyplot()
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+def _series(store: RunStore, run_ids: Sequence[str], key: str) -> dict[str, dict[int, list[float]]]:
+    """``key`` per step, runs of the same reward spec (seeds of one setting) grouped: {label: {step: values}}."""
+    groups: dict[str, dict[int, list[float]]] = {}
     for ref in run_ids:
         run = store.get(ref)
-        steps = store.steps(run.id)
-        xs = sorted(steps)
-        reward = [(s, steps[s]["train_reward"]) for s in xs if steps[s].get("train_reward") is not None]
-        rule = [(s, steps[s]["rule_accuracy"]) for s in xs if steps[s].get("rule_accuracy") is not None]
-        held = [(s, steps[s]["heldout_accuracy"]) for s in xs if steps[s].get("heldout_accuracy") is not None]
-        if reward:
-            line = top.plot(*zip(*reward), label=f"{_label(run.reward)}: training reward")[0]
-            if rule:
-                top.plot(*zip(*rule), linestyle="--", color=line.get_color(), label=f"{_label(run.reward)}: rule accuracy")
-        if held:
-            bottom.plot(*zip(*held), marker="o", label=_label(run.reward))
+        per_step = groups.setdefault(_label(run.reward), {})
+        for step, values in store.steps(run.id).items():
+            if values.get(key) is not None:
+                per_step.setdefault(step, []).append(float(values[key]))
+    return {label: steps for label, steps in groups.items() if steps}
+
+
+def _draw(ax, steps: dict[int, list[float]], label: str, **style) -> None:
+    """One run's line, or for several (seeds) their mean with a min-max band."""
+    xs = sorted(steps)
+    mean = [sum(steps[x]) / len(steps[x]) for x in xs]
+    runs = max(len(v) for v in steps.values())
+    line = ax.plot(xs, mean, label=label if runs == 1 else f"{label} (mean of {runs}, min-max band)", **style)[0]
+    if runs > 1:
+        ax.fill_between(xs, [min(steps[x]) for x in xs], [max(steps[x]) for x in xs], color=line.get_color(),
+                        alpha=0.15, linewidth=0)
+
+
+def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
+    """Training reward and the rule accuracy of the same rollouts per step (top), held-out accuracy (bottom), one
+    line per reward variant; runs of the same reward (seeds) as their mean with a min-max band."""
+    plt = _pyplot()
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    rule = _series(store, run_ids, "rule_accuracy")
+    for label, steps in _series(store, run_ids, "train_reward").items():
+        _draw(top, steps, f"{label}: training reward")
+        if label in rule:
+            _draw(top, rule[label], f"{label}: rule accuracy", linestyle="--", color=top.lines[-1].get_color())
+    for label, steps in _series(store, run_ids, "heldout_accuracy").items():
+        _draw(bottom, steps, label, marker="o")
     top.set_ylabel("reward / rule accuracy")
     top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     bottom.set_ylabel("held-out accuracy")
@@ -61,19 +79,16 @@ def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> 
 
 
 def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
-    """Cooper's reward-model accuracy on its probe set over updates (step metric ``rm_probe_accuracy``)."""
+    """The trained reward's accuracy on a fixed labelled probe per step (``rm_probe_accuracy``): flat for a static
+    reward, moving for one that learns (Cooper); seeds as their mean with a min-max band."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    for ref in run_ids:
-        run = store.get(ref)
-        steps = store.steps(run.id)
-        points = [(s, v["rm_probe_accuracy"]) for s, v in sorted(steps.items()) if v.get("rm_probe_accuracy") is not None]
-        if points:
-            ax.plot(*zip(*points), marker=".", label=_label(run.reward))
+    for label, steps in _series(store, run_ids, "rm_probe_accuracy").items():
+        _draw(ax, steps, label, marker=".")
     ax.set_xlabel("step")
-    ax.set_ylabel("reward-model probe accuracy")
+    ax.set_ylabel("reward probe accuracy")
     if ax.lines:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     paths = _save(fig, output)
     plt.close(fig)
     return paths

@@ -146,12 +146,53 @@ def robustness_layout(runs: Sequence[RunRecord]) -> Table:
     return Table(base.title, headers, rows, frozenset(range(1, len(headers))))
 
 
-# Every table ``harness tables --layout`` renders; the robustness table has no published figures to show.
+def _spread(values: Sequence[float]) -> tuple[float | None, float | None, float | None, float | None]:
+    """(mean, standard deviation, min, max) of the values present."""
+    if not values:
+        return None, None, None, None
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5 if len(values) > 1 else 0.0
+    return mean, sd, min(values), max(values)
+
+
+def training_layout(runs: Sequence[RunRecord]) -> Table:
+    """Training runs grouped by reward (the seeds of one setting): final held-out accuracy with its spread across
+    seeds, final training reward and rule accuracy, the reward's final probe accuracy, Cooper's valid pairs per
+    update, and how many runs set off the hacking alarm."""
+    groups: dict[str, list[RunRecord]] = {}
+    for run in runs:
+        groups.setdefault(run.reward, []).append(run)
+    headers = ["Reward", "seeds", "held-out acc.", "sd", "min", "max", "training reward", "rule accuracy",
+               "probe accuracy", "valid pairs/update", "alarm"]
+    rows = []
+    for reward, members in groups.items():
+        metrics = [_by_name(r) for r in members]
+
+        def values(name: str) -> list[float]:
+            return [m[name] for m in metrics if m.get(name) is not None]
+
+        held = _spread(values("final_heldout_accuracy"))
+        fired = [m.get("hacking_alarm_step") for m in metrics]
+        alarm = f"{sum(f is not None for f in fired)}/{len(fired)}"
+        if any(f is not None for f in fired):
+            alarm += " (steps " + ", ".join(str(int(f)) for f in fired if f is not None) + ")"
+        rows.append([reward, len(members), *held, _mean(values("final_train_reward")),
+                     _mean(values("final_rule_accuracy")), _mean(values("final_rm_probe_accuracy")),
+                     _mean(values("mean_valid_pairs")), alarm])
+    notes = ("held-out accuracy: the last held-out check of each run (greedy, the rule reward), mean, standard "
+             "deviation, min and max over the runs of the row; the other columns are means over them",)
+    return Table("Training runs by reward (final values; spread across seeds)", headers, rows,
+                 frozenset({2, 3, 4, 5, 6, 7, 8}), notes, {9: 1})
+
+
+# Every table ``harness tables --layout`` renders; robustness and training tables have no published figures.
 TABLES: dict[str, Callable[[Sequence[RunRecord], Published | None, str], Table]] = {
     **{name: partial(_layout_table, name) for name in LAYOUTS},
     "robustness": lambda runs, published, mode: robustness_layout(runs),
+    "training": lambda runs, published, mode: training_layout(runs),
 }
-RUN_KINDS = {**{name: layout.run_kind for name, layout in LAYOUTS.items()}, "robustness": "reward-eval"}
+RUN_KINDS = {**{name: layout.run_kind for name, layout in LAYOUTS.items()}, "robustness": "reward-eval",
+             "training": "train"}
 
 
 def render_latex(table: Table) -> str:

@@ -58,3 +58,30 @@ def test_plot_command_writes_each_kind(store, tmp_path, data_root):
     missing = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", "training", "nope",
                                         "--output", str(tmp_path / "t")])
     assert missing.exit_code == 1 and "no run 'nope'" in missing.output
+
+
+def test_training_layout_and_figures_aggregate_seeds(store, tmp_path):
+    from harness import plots
+    from harness.tables import paper_table
+    from trainers.step_metrics import final_metrics
+
+    pytest.importorskip("matplotlib", reason="the plots extra is part of the test environment")
+    ids = []
+    for reward, held, alarm in (("cooper:model=m", 0.5, None), ("cooper:model=m", 0.7, None), ("verifyrm:model=m", 0.1, 3)):
+        with store.recording(NewRun("train", reward, "d", "d", "", 3, {}, {})) as run_id:
+            for step in (1, 2, 3):
+                values = {"train_reward": 0.5, "rule_accuracy": 0.4, "rm_probe_accuracy": 0.6, "rm_valid_pairs": 8.0}
+                if step == 3:
+                    values["heldout_accuracy"] = held
+                if alarm == step:
+                    values["hacking_alarm"] = 1.0
+                store.log_step(run_id, step, values)
+            store.complete(run_id, [], final_metrics(store.steps(run_id)), 1.0)
+        ids.append(run_id)
+    table = paper_table("training", [store.get(i) for i in ids])
+    cooper, static = table.rows
+    assert cooper[:3] == ["cooper:model=m", 2, pytest.approx(0.6)] and cooper[3] == pytest.approx(0.1414, abs=1e-3)
+    assert cooper[-2] == 8.0 and cooper[-1] == "0/2"
+    assert static[1] == 1 and static[-1] == "1/1 (steps 3)"
+    written = plots.training_dynamics(store, ids, tmp_path / "dyn") + plots.reward_model_accuracy(store, ids, tmp_path / "rm")
+    assert all(p.stat().st_size > 1000 for p in written)

@@ -34,15 +34,27 @@ def update_values(metrics: Mapping[str, float]) -> dict[str, float]:
     return {f"rm_{k}": float(v) for k, v in metrics.items()}
 
 
+def _last(steps: Mapping[int, Mapping[str, float | None]], key: str) -> float | None:
+    logged = [k for k, v in steps.items() if v.get(key) is not None]
+    return steps[max(logged)][key] if logged else None
+
+
+def _mean(steps: Mapping[int, Mapping[str, float | None]], key: str) -> float | None:
+    values = [v[key] for v in steps.values() if v.get(key) is not None]
+    return sum(values) / len(values) if values else None
+
+
 def final_metrics(steps: Mapping[int, Mapping[str, float | None]]) -> list[MetricRow]:
-    """The run-level metrics of a training run, from its stored steps."""
-    logged = [k for k, v in steps.items() if "train_reward" in v]
-    last = steps[max(logged)] if logged else {}
+    """The run-level metrics of a training run, from its stored steps: the last training reward, rule accuracy,
+    held-out accuracy and probe accuracy logged, the alarm's step, the mean valid pairs per update (Cooper)."""
     fired = [k for k, v in steps.items() if v.get("hacking_alarm")]
     n = len(steps)
     return [
-        MetricRow("final_train_reward", last.get("train_reward"), True, n, "training"),
-        MetricRow("final_rule_accuracy", last.get("rule_accuracy"), True, n, "training"),
+        MetricRow("final_train_reward", _last(steps, "train_reward"), True, n, "training"),
+        MetricRow("final_rule_accuracy", _last(steps, "rule_accuracy"), True, n, "training"),
+        MetricRow("final_heldout_accuracy", _last(steps, "heldout_accuracy"), True, n, "training"),
+        MetricRow("final_rm_probe_accuracy", _last(steps, "rm_probe_accuracy"), True, n, "training"),
+        MetricRow("mean_valid_pairs", _mean(steps, "rm_valid_pairs"), True, n, "training"),
         MetricRow("hacking_alarm_step", float(min(fired)) if fired else None, None, n, "training"),
         MetricRow("steps", float(n), None, n, "training"),
     ]

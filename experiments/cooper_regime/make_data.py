@@ -3,7 +3,12 @@
 - ``sft.jsonl``: problems with worked solutions in the answer format (``a + b = s``, ``s - c = r``,
   ``\\boxed{r}``), for the supervised warm-up;
 - ``train.jsonl``: problems for GRPO (question and answer);
-- ``heldout.jsonl``: problems for the held-out checks and the final evaluation.
+- ``heldout.jsonl``: problems for the held-out checks and the final evaluation;
+- ``probe.jsonl``: a labelled probe for the reward models, from problems of none of the sets above: each with its
+  right solution and a wrong one of the same form (the reward's accuracy on it is recorded every step);
+- ``degenerate.jsonl``: what a reward pays for before RL: for probe problems, the right solution beside outputs
+  a policy under RL drifts to (a plan with no answer, the question restated, an empty box, a wrong answer in the
+  right form, rambling), labelled, with the kind as category.
 
 No (template, operands) combination appears in two sets, so the held-out accuracy is measured on problems the
 policy never saw. Two steps (add then subtract, or add three numbers) keep SmolLM2-135M, after the warm-up,
@@ -35,6 +40,24 @@ def record(template: str, op: str, a: int, b: int, c: int) -> dict[str, str]:
     return {"question": template.format(a=a, b=b, c=c), "answer": str(r), "solution": solution}
 
 
+def wrong_record(template: str, op: str, a: int, b: int, c: int, rng: random.Random) -> dict[str, str]:
+    """The same problem worked with one slip: a wrong sum carried on, or the last step's result off."""
+    right = record(template, op, a, b, c)
+    s = a + b + rng.choice([-10, -1, 1, 10])
+    r = s - c if op == "-" else s + c
+    wrong = f"{a} + {b} = {s}\n{s} {op} {c} = {r}\n\\boxed{{{r}}}"
+    return {**right, "solution": wrong}
+
+
+DEGENERATE = {
+    "plan_without_answer": lambda q, r: "1. Determine the numbers.\n2. Determine the operations.\n3. Compute the result.",
+    "question_restated": lambda q, r: q,
+    "empty_box": lambda q, r: "\\boxed{}",
+    "rambling": lambda q, r: "Let me think about this step by step. " * 12,
+    "wrong_answer_bare": lambda q, r: f"\\boxed{{{int(r) + 7}}}",
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -42,10 +65,11 @@ def main() -> None:
     parser.add_argument("--sft", type=int, default=480)
     parser.add_argument("--train", type=int, default=400)
     parser.add_argument("--heldout", type=int, default=100)
+    parser.add_argument("--probe", type=int, default=24)
     args = parser.parse_args()
     rng = random.Random(args.seed)
     combos = set()
-    while len(combos) < args.sft + args.train + args.heldout:
+    while len(combos) < args.sft + args.train + args.heldout + args.probe:
         t = rng.randrange(len(TEMPLATES))
         a, b = rng.randint(10, 60), rng.randint(10, 60)
         c = rng.randint(5, a + b - 5) if TEMPLATES[t][1] == "-" else rng.randint(10, 60)
@@ -64,6 +88,23 @@ def main() -> None:
                 fh.write(json.dumps(rec) + "\n")
         start += n
         print(args.out / name)
+    probe_combos = ordered[start : start + args.probe]
+    with (args.out / "probe.jsonl").open("w", encoding="utf-8") as fh:
+        for t, a, b, c in probe_combos:
+            for rec, label in ((record(*TEMPLATES[t], a, b, c), True), (wrong_record(*TEMPLATES[t], a, b, c, rng), False)):
+                fh.write(json.dumps({"question": rec["question"], "reference": rec["answer"],
+                                     "completion": rec["solution"], "label": label}) + "\n")
+    print(args.out / "probe.jsonl")
+    with (args.out / "degenerate.jsonl").open("w", encoding="utf-8") as fh:
+        for t, a, b, c in probe_combos[:12]:
+            rec = record(*TEMPLATES[t], a, b, c)
+            rows = [("right_solution", rec["solution"], True),
+                    ("wrong_answer_in_form", wrong_record(*TEMPLATES[t], a, b, c, rng)["solution"], False)]
+            rows += [(kind, make(rec["question"], rec["answer"]), False) for kind, make in DEGENERATE.items()]
+            for kind, completion, label in rows:
+                fh.write(json.dumps({"question": rec["question"], "reference": rec["answer"], "completion": completion,
+                                     "label": label, "kind": kind}) + "\n")
+    print(args.out / "degenerate.jsonl")
 
 
 if __name__ == "__main__":
