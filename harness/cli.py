@@ -14,6 +14,7 @@ import click
 
 from harness import __version__
 from harness.optional import MissingDependencyError
+from harness.plots import NothingToPlot
 from harness.published import PublishedDataError, load_published
 from harness.registry import RegistryError
 from harness.report import FORMATS, Table, category_table, compare_table, metrics_table, render_text, run_summary, runs_table, to_rich
@@ -22,7 +23,7 @@ from harness.store import RunStore, StoreError
 from harness.tables import RUN_KINDS, TABLES, paper_table, render_latex
 from suites.loading import DataError
 
-_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError)
+_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot)
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -174,6 +175,25 @@ def eval_command(
     if fmt == "table":
         click.echo("  ".join(f"{k}: {v}" for k, v in run_summary(run)[:6]), err=True)
     _emit([category_table([run]), metrics_table(run)], fmt)
+
+
+@main.command("probe-hacking")
+@click.option("--reward", "reward_spec", required=True, help="Reward spec, e.g. verifyrm:model=runs/verifyrm-minilm.")
+@click.option("--limit", type=click.IntRange(min=1), default=60, show_default=True,
+              help="Real correct completions to mutate (from MathCheck-GSM).")
+@click.option("--threshold", type=float, default=0.5, show_default=True, help="A score at or above it is paid.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.pass_context
+@_friendly
+def probe_hacking_command(ctx: click.Context, reward_spec: str, limit: int, threshold: float, fmt: str) -> None:
+    """Before any training: how much a reward pays for wrong outputs, per family, and which families it can be
+    exploited by (the robustness suite's must-reject families and mutated real answers)."""
+    from harness.hacking_probe import hacking_table, probe_hacking
+
+    with _progress("probe-hacking: scoring") as update:
+        runs, rows = probe_hacking(reward_spec, _store(ctx), limit=limit, threshold=threshold, progress=update)
+    click.echo("runs: " + ", ".join(r.id for r in runs), err=True)
+    _emit([hacking_table(reward_spec, rows, threshold)], fmt)
 
 
 @main.command("runs")
@@ -515,9 +535,11 @@ def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], s
 
 
 @main.command("plot")
-@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "scores"]), required=True,
-              help="training: held-out accuracy and training reward per step, one line per run; rm-accuracy: "
-              "Cooper's probe accuracy over updates; scores: score histograms of correct vs incorrect, one panel per run.")
+@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "scores", "calibration", "threshold"]),
+              required=True, help="training: training reward, rule accuracy and held-out accuracy per step (seeds "
+              "of one reward as mean and spread); rm-accuracy: the reward's probe accuracy per step; scores: score "
+              "histograms of correct vs incorrect; calibration: reliability diagram with AUC and ECE; threshold: "
+              "accuracy, precision and recall over the threshold.")
 @click.argument("run_refs", nargs=-1, required=True)
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="File stem; .png and .svg are written.")
 @click.pass_context

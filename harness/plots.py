@@ -8,6 +8,18 @@ from pathlib import Path
 
 from harness.optional import require
 from harness.store import RunStore
+from suites.calibration import (
+    best_threshold,
+    expected_calibration_error,
+    is_continuous,
+    reliability,
+    roc_auc,
+    threshold_curve,
+)
+
+
+class NothingToPlot(ValueError):
+    """The runs given have none of the data the figure shows; the message says which runs would."""
 
 
 def _pyplot():
@@ -57,10 +69,14 @@ def _draw(ax, steps: dict[int, list[float]], label: str, **style) -> None:
 def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
     """Training reward and the rule accuracy of the same rollouts per step (top), held-out accuracy (bottom), one
     line per reward variant; runs of the same reward (seeds) as their mean with a min-max band."""
+    rewards = _series(store, run_ids, "train_reward")
+    if not rewards:
+        raise NothingToPlot("none of these runs has training steps (harness train runs, or a served run recorded with "
+                         "harness serve --record)")
     plt = _pyplot()
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     rule = _series(store, run_ids, "rule_accuracy")
-    for label, steps in _series(store, run_ids, "train_reward").items():
+    for label, steps in rewards.items():
         _draw(top, steps, f"{label}: training reward")
         if label in rule:
             _draw(top, rule[label], f"{label}: rule accuracy", linestyle="--", color=top.lines[-1].get_color())
@@ -81,9 +97,12 @@ def training_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> 
 def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
     """The trained reward's accuracy on a fixed labelled probe per step (``rm_probe_accuracy``): flat for a static
     reward, moving for one that learns (Cooper); seeds as their mean with a min-max band."""
+    probe = _series(store, run_ids, "rm_probe_accuracy")
+    if not probe:
+        raise NothingToPlot("none of these runs recorded the reward's probe accuracy (harness train --probe SUITE)")
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    for label, steps in _series(store, run_ids, "rm_probe_accuracy").items():
+    for label, steps in probe.items():
         _draw(ax, steps, label, marker=".")
     ax.set_xlabel("step")
     ax.set_ylabel("reward probe accuracy")
@@ -96,8 +115,10 @@ def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path)
 
 def score_distribution(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
     """Histograms of rewards' scores for completions labelled correct versus incorrect, one panel per eval run."""
-    plt = _pyplot()
     runs = [store.get(ref) for ref in run_ids]
+    if not any(i.label is not None for run in runs for i in store.items(run.id)):
+        raise NothingToPlot("none of these runs has labelled items (an evaluation on a labelled suite: harness eval)")
+    plt = _pyplot()
     fig, axes = plt.subplots(1, len(runs), figsize=(6 * len(runs), 3.5), squeeze=False)
     bins = [i / 20 for i in range(21)]
     for ax, run in zip(axes[0], runs):
@@ -115,5 +136,64 @@ def score_distribution(store: RunStore, run_ids: Sequence[str], output: Path) ->
     return paths
 
 
+def _labelled_values(store: RunStore, run_ids: Sequence[str]) -> list[tuple[str, list[bool], list[float]]]:
+    """(label, item labels, item scores) of each evaluation run with continuous scores."""
+    out = []
+    for ref in run_ids:
+        run = store.get(ref)
+        rows = [(i.label, i.value) for i in store.items(run.id) if i.label is not None and i.value is not None]
+        if rows and is_continuous([v for _, v in rows]):
+            out.append((f"{_label(run.reward)} on {run.suite}", [y for y, _ in rows], [v for _, v in rows]))
+    if not out:
+        raise NothingToPlot("none of these runs has continuous scores with labels (an evaluation of a model-based "
+                         "reward on a labelled suite: harness eval --reward verifyrm:... --suite ...)")
+    return out
+
+
+def calibration(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
+    """Reliability diagram: the share of right answers against the mean score, per score bin, with each run's
+    ROC-AUC and expected calibration error in the legend."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfectly calibrated")
+    for label, ys, vs in _labelled_values(store, run_ids):
+        bins = [b for b in reliability(ys, vs) if b.n]
+        auc, ece = roc_auc(ys, vs), expected_calibration_error(ys, vs)
+        ax.plot([b.mean_score for b in bins], [b.accuracy for b in bins], marker="o",
+                label=f"{label} (AUC {auc:.2f}, ECE {ece:.2f})" if auc is not None else f"{label} (ECE {ece:.2f})")
+    ax.set_xlabel("mean score in bin")
+    ax.set_ylabel("share labelled correct")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    paths = _save(fig, output)
+    plt.close(fig)
+    return paths
+
+
+def threshold(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
+    """Accuracy, precision and recall of "score >= t means correct" over t, one panel per run, the best
+    threshold marked."""
+    plt = _pyplot()
+    runs = _labelled_values(store, run_ids)
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.5 * len(runs), 3.8), squeeze=False)
+    for ax, (label, ys, vs) in zip(axes[0], runs):
+        curve = threshold_curve(ys, vs)
+        ts = [p.threshold for p in curve]
+        ax.plot(ts, [p.accuracy for p in curve], label="accuracy")
+        ax.plot(ts, [p.precision if p.precision is not None else float("nan") for p in curve], label="precision")
+        ax.plot(ts, [p.recall if p.recall is not None else float("nan") for p in curve], label="recall")
+        best = best_threshold(ys, vs)
+        if best is not None:
+            ax.axvline(best.threshold, color="grey", linestyle=":", label=f"best {best.threshold:.2f} ({100 * best.accuracy:.1f}%)")
+        ax.set_xlabel("threshold")
+        ax.set_title(label, fontsize=9)
+        ax.legend(fontsize=7)
+    paths = _save(fig, output)
+    plt.close(fig)
+    return paths
+
+
 # `harness plot --kind NAME`: each figure takes the store, the run references and the output stem.
-FIGURES = {"training": training_dynamics, "rm-accuracy": reward_model_accuracy, "scores": score_distribution}
+FIGURES = {"training": training_dynamics, "rm-accuracy": reward_model_accuracy, "scores": score_distribution,
+           "calibration": calibration, "threshold": threshold}

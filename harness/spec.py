@@ -3,6 +3,10 @@
 A spec names a registry entry and gives keyword options as strings. :func:`bind_options` checks the keys
 against the component's constructor signature and converts each value to the annotated type, so that a typo
 fails before any work starts, with the list of valid keys.
+
+A value in square brackets may hold commas and colons, so that a spec can contain specs:
+``cascade:first=rule,then=[cooper:model=rm,negatives=perturb]``. Inside brackets, ``;`` separates the items of a
+list option: ``mean:rewards=[rule;verifyrm:model=rm],weights=[0.3;0.7]``.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ class ComponentSpec:
             raise SpecError(f"empty name in spec {text!r}; expected NAME or NAME:key=value,key=value")
         options: dict[str, str] = {}
         if sep and rest.strip():
-            for part in rest.split(","):
+            for part in _top_level_parts(rest, text):
                 key, eq, value = part.partition("=")
                 key = key.strip()
                 if not eq or not key:
@@ -49,13 +53,54 @@ class ComponentSpec:
                     )
                 if key in options:
                     raise SpecError(f"option {key!r} is given twice in spec {text!r}")
-                options[key] = value.strip()
+                value = value.strip()
+                if value.startswith("[") and value.endswith("]"):
+                    value = value[1:-1].strip()
+                options[key] = value
         return cls(name, options)
 
     def __str__(self) -> str:
         if not self.options:
             return self.name
-        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.options.items())
+        return self.name + ":" + ",".join(f"{k}={_quoted(v)}" for k, v in self.options.items())
+
+
+def _quoted(value: str) -> str:
+    return f"[{value}]" if any(c in value for c in ",:;[]") else value
+
+
+def _top_level_parts(rest: str, text: str) -> list[str]:
+    """``rest`` split at the commas outside square brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(rest):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise SpecError(f"unbalanced ']' in spec {text!r}")
+        elif ch == "," and depth == 0:
+            parts.append(rest[start:i])
+            start = i + 1
+    if depth:
+        raise SpecError(f"unclosed '[' in spec {text!r}")
+    parts.append(rest[start:])
+    return parts
+
+
+def split_list(raw: str) -> list[str]:
+    """The items of a list option: separated by ``;`` outside nested brackets."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(raw):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            items.append(raw[start:i].strip())
+            start = i + 1
+    items.append(raw[start:].strip())
+    return [item[1:-1] if item.startswith("[") and item.endswith("]") else item for item in items if item]
 
 
 def _signature_target(factory: Callable[..., Any]) -> Callable[..., Any]:
@@ -90,6 +135,10 @@ def _convert(raw: str, annotation: Any) -> Any:
             except (TypeError, ValueError) as exc:
                 errors.append(str(exc))
         raise ValueError("; ".join(errors))
+    if origin in (list, tuple) or annotation in (list, tuple):
+        (inner,) = typing.get_args(annotation)[:1] or (str,)
+        values = [_convert(item, inner) for item in split_list(raw)]
+        return tuple(values) if origin is tuple else values
     if origin is Literal:
         allowed = typing.get_args(annotation)
         for choice in allowed:

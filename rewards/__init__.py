@@ -19,6 +19,10 @@ REWARDS.add_lazy("judge", "rewards.judge:JudgeReward", "LLM-as-a-judge with the 
 REWARDS.add_lazy(
     "verifyrm", "rewards.verifyrm:VerifyRMReward", "reference-based reward model (one-logit classifier), Cooper's VerifyRM"
 )
+REWARDS.add_lazy("cascade", "rewards.composite:cascade", "first reward decides where confident, the second on the rest")
+REWARDS.add_lazy("all", "rewards.composite:all_of", "correct when every reward says correct (rule and judge agree)")
+REWARDS.add_lazy("any", "rewards.composite:any_of", "correct when some reward says correct")
+REWARDS.add_lazy("mean", "rewards.composite:weighted_mean", "weighted mean of several rewards' values (shaping)")
 
 
 def build_reward(spec: str | ComponentSpec) -> Reward:

@@ -60,10 +60,12 @@ from rewards.validity import (
     alternates_and_stops,
     ending_loop,
     ends_mid_sentence,
+    is_question_text,
     loop_voids_answer,
     looks_like_code,
     looks_like_garbage,
     restates_question,
+    without_list_markers,
 )
 
 _MAX_ANSWER_CHARS = 200
@@ -248,6 +250,7 @@ _MAX_READABLE_ANSWER = 60_000
 # How much text may follow the last number of an unanchored completion ("... so 12 dollars in all.").
 _UNANCHORED_TRAIL = 40
 _LAST_MATH = re.compile(r"[\d$}\])]")
+_DIGIT = re.compile(r"\d")
 
 
 class MathGrader:
@@ -313,6 +316,8 @@ class MathGrader:
         if letter is not None:
             return self._grade_choice(letter, pred, options)
         if pred is None:
+            if question and is_question_text(question, text):
+                return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")
             return self._grade_unanchored(gold, text, symbolic)
         assert extraction is not None
         if extraction.rule == "tail" and (looks_like_code(pred) or looks_like_garbage(pred)):
@@ -495,7 +500,9 @@ class MathGrader:
         that ends with it (not code, not gibberish, not a sentence that runs on past its last number)."""
         if self.config.fallback_chars <= 0:
             return Score.incorrect(REASON_NO_ANSWER)
-        tail = normalize_answer(text[-self.config.fallback_chars :])
+        tail = normalize_answer(without_list_markers(text[-self.config.fallback_chars :]))
+        if not _DIGIT.search(tail) and not _DELIMITED.search(tail):
+            return Score.incorrect(REASON_NO_ANSWER, detail="no number or formula left once list numbering is set aside")
         if looks_like_code(tail) or looks_like_garbage(tail):
             return Score.incorrect(REASON_INVALID_OUTPUT, detail="code or gibberish, not an answer")
         if ends_mid_sentence(tail):  # cut off: its last number is an answer only if nothing follows it

@@ -10,6 +10,10 @@ positives of rule verifiers. All are pure string code, linear in the input, safe
 - :func:`restates_question`: the question's own expression given back for "factor", "expand", "simplify",
   "reduce" or "rationalise" questions. A symbolic checker finds it equal to the reference (math-verify compares
   by value), so the policy is paid for doing nothing; the asked form is part of the answer.
+- :func:`is_question_text`: the question itself given back; its last number is no answer, even when it happens
+  to equal the reference.
+- :func:`without_list_markers`: a plan's numbering ("1. Determine ... 3. Compute the result.") is no answer;
+  fallback extraction would read its last marker as one.
 """
 
 from __future__ import annotations
@@ -142,3 +146,21 @@ def restates_question(question: str, reference: str, answer: str) -> bool:
     if len(form) < 3 or form == _form(reference) or not _STRUCTURE.search(form.lstrip("-")):
         return False
     return form in _form(question[:5000])
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def is_question_text(question: str, completion: str) -> bool:
+    """True when the completion is the question, or a part of it of 20 characters or more, given back."""
+    said = _SPACE.sub(" ", completion).strip().lower()
+    asked = _SPACE.sub(" ", question).strip().lower()
+    return len(said) >= 20 and said in asked
+
+
+_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\(?\d{1,2}[.)]|(?:step|part)\s+\d{1,2}\s*[:.)])[ \t]+")
+
+
+def without_list_markers(text: str) -> str:
+    """``text`` without the numbering at the start of its lines (``1.``, ``2)``, ``Step 3:``)."""
+    return _LIST_MARKER.sub("", text)

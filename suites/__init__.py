@@ -22,6 +22,7 @@ SUITES.add_lazy(
 SUITES.add_lazy("mathcheck-gsm", "suites.mathcheck:MathCheckGSMSuite", "MathCheck-GSM outcome judging")
 SUITES.add_lazy("robustness", "suites.robustness:RobustnessSuite", "reward-hacking and abuse inputs (must reject / accept)")
 SUITES.add_lazy("jsonl", "suites.jsonl:JsonlVerifierSuite", "any labelled jsonl; map fields with options")
+SUITES.add_lazy("hacking", "suites.hacking:HackingProbeSuite", "degenerate variants of real correct answers: what a reward pays for")
 
 
 def build_suite(spec: str | ComponentSpec) -> VerifierSuite:

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from rewards.contract import REASON_CRASHED, REASON_TIMEOUT, Score
+from suites.calibration import best_threshold, expected_calibration_error, is_continuous, roc_auc
 from suites.contract import Metric
 
 
@@ -61,6 +62,7 @@ def verifier_metrics(
         Metric("true_negative", tn, None, n, "confusion"),
         Metric("false_negative", fn, None, n, "confusion"),
     ]
+    out += calibration_metrics(labels, scores, categories, order)
     reasons = [s.reason for s in scores]
     out += [
         Metric("abstain_rate", _ratio(sum(s.verdict is None for s in scores), n), False, n, "health"),
@@ -68,4 +70,26 @@ def verifier_metrics(
         Metric("crash_rate", _ratio(reasons.count(REASON_CRASHED), n), False, n, "health"),
         Metric("label_positive_rate", _ratio(sum(labels), n), None, n, "health"),
     ]
+    return out
+
+
+def calibration_metrics(labels: Sequence[bool], scores: Sequence[Score], categories: Sequence[str],
+                        order: Sequence[str]) -> list[Metric]:
+    """ROC-AUC, expected calibration error and the best threshold with its accuracy, overall and per category,
+    for rewards whose scores are continuous (a model's probability); none for verdict-only rewards."""
+    judged = [(y, float(s.value), c) for y, s, c in zip(labels, scores, categories) if s.value is not None]
+    if not is_continuous([v for _, v, _ in judged]):
+        return []
+    out: list[Metric] = []
+    for name in ("", *order):
+        rows = [(y, v) for y, v, c in judged if not name or c == name]
+        ys, vs = [y for y, _ in rows], [v for _, v in rows]
+        suffix, group = (f"/{name}", "calibration_by_category") if name else ("", "calibration")
+        best = best_threshold(ys, vs)
+        out += [
+            Metric(f"roc_auc{suffix}", roc_auc(ys, vs), True, len(rows), group),
+            Metric(f"ece{suffix}", expected_calibration_error(ys, vs), False, len(rows), group),
+            Metric(f"best_threshold{suffix}", best.threshold if best else None, None, len(rows), group),
+            Metric(f"best_threshold_accuracy{suffix}", best.accuracy if best else None, True, len(rows), group),
+        ]
     return out

@@ -1,6 +1,6 @@
 """The ``robustness`` suite: reward-hacking and abuse inputs with the verdict a trustworthy verifier must give.
 
-127 cases written by this project (``tools/make_robustness_suite.py``), each citing where its pattern comes from:
+129 cases written by this project (``tools/make_robustness_suite.py``), each citing where its pattern comes from:
 judge master keys, degenerate outputs, hedging, copied questions, invalid (truncated, looping, refusing)
 outputs, prompt injection, resource attacks, unicode look-alikes, and correct answers in other forms. Metrics:
 the false-positive rate on must-reject cases, the false-negative rate on must-accept cases, timeouts, per family.

@@ -68,12 +68,14 @@ def _train(tmp_path, reward, policy, steps=2):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["rule", "verifyrm", "cooper"])
+@pytest.mark.parametrize("kind", ["rule", "cascade", "cooper"])
 def test_grpo_runs_with_every_reward_kind(tmp_path, policy, kind, data_root):
+    """rule; a composite (a cascade whose second stage is a VerifyRM: the verifyrm kind runs inside it); cooper."""
     spec = {"rule": "rule:workers=1"}.get(kind)
     if spec is None:
         model = tiny_classifier(tmp_path / "rm")
-        spec = f"verifyrm:model={model}" if kind == "verifyrm" else f"cooper:model={model},negatives=perturb"
+        spec = (f"cascade:first=[rule:workers=1],then=[verifyrm:model={model}]" if kind == "cascade"
+                else f"cooper:model={model},negatives=perturb")
     store, run = _train(tmp_path, spec, policy)
     assert run.status == "complete" and run.kind == "train" and run.metric("steps") == 2.0
     steps = store.steps(run.id)

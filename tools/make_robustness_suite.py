@@ -46,6 +46,11 @@ CASES = [
     *[("degenerate", PIT, Q, R, text, False) for text in [
         "", " ", "{", "}", "\\boxed{}", "asdkj qwe zzxv plmok", "\n\n\n", "$$", "The the the the the the",
     ]],
+    # found by harness probe-hacking on the rule reward itself: a plan's last list marker, and a restated
+    # question whose last number happens to be the answer, were read as answers by the fallback extraction
+    ("degenerate", PIT, Q, R, "1. Read the problem.\n2. Set up the division.\n3. Solve it.\n4. Check the result.", False),
+    ("copy", HERE, "Tom has 3 bags of 4 apples and eats all but 4 of them. How many apples are left?", "4",
+     "Tom has 3 bags of 4 apples and eats all but 4 of them. How many apples are left?", False),
     # hedging: must reject
     ("hedging", HERE, Q, R, "It is either \\boxed{3} or \\boxed{4}.", False),
     ("hedging", HERE, Q, R, "\\boxed{4} \\boxed{5} \\boxed{6}", False),
