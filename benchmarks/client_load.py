@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from harness.server.ports import free_port
-from harness.server.process import serving
+from harness.core.serving import free_port, serving
 from suites import build_suite
 
 BOMB = "So the result is 9^9^9^9"

@@ -14,11 +14,10 @@ import argparse
 import json
 from collections import defaultdict
 
-from benchmarks.fixture_agreement import FIXTURE_DIR, agreement, load_cases
+from benchmarks.fixture_agreement import agreement
 from rewards import Item
 from rewards.rule import RuleReward
 from suites import build_suite
-from suites.loading import resolve_data_path
 
 LABELLED = (
     ("processbench", None),
@@ -53,7 +52,7 @@ def measure(reward: RuleReward, plain: bool, show_misses: int) -> dict[str, dict
         misses = [(r, s) for r, s, ok in zip(loaded.rows, scores, right) if not ok]
         for r, s in misses[:show_misses]:
             print(f"[{spec}] label={r.label} got {s.reason} {s.answer!r} ref={r.item.reference[:80]!r}")
-    per_source, _ = agreement(reward, load_cases(resolve_data_path(FIXTURE_DIR)))
+    per_source, _ = agreement(reward)
     for source, (agree, n) in sorted(per_source.items()):
         rows[f"fixtures: {source}"] = {"n": n, "rule": agree / n}
     suite = build_suite("robustness")

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 
 from benchmarks.server_load import serving
-from harness.server.ports import free_port
+from harness.core.serving import free_port
 
 
 def body(pairs: list[tuple[str, str, str]]) -> dict:

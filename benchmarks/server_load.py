@@ -17,8 +17,8 @@ from contextlib import contextmanager
 
 import httpx
 
-from harness.server import process
-from harness.server.ports import free_port
+from harness.core import serving as process
+from harness.core.serving import free_port
 from suites import build_suite
 
 

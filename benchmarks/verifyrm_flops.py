@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from harness.precision import cpu_description
+from harness.core.precision import cpu_description
 from rewards.classifier import ClassifierConfig, SequenceClassifier, plan_batches
 from rewards.verifyrm import VerifyRMFormat
 from suites import build_suite

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from harness.registry import Entry
-from harness.spec import ComponentSpec, bind_options
+from harness.core.registry import Entry
+from harness.core.spec import ComponentSpec, bind_options
 
 
 def catalog(kind: str = "all") -> list[tuple[str, list[Entry]]]:
     """(title, entries) per registry; ``kind`` is ``rewards``, ``suites``, ``trainers``, ``generators`` or ``all``."""
-    from harness.generation import GENERATORS
+    from harness.core.generation import GENERATORS
     from rewards import REWARDS
     from suites import SUITES
     from trainers import TRAINERS

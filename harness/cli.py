@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import sys
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,14 +13,24 @@ from typing import Any
 import click
 
 from harness import __version__
-from harness.optional import MissingDependencyError
+from harness.core.optional import MissingDependencyError
+from harness.core.registry import RegistryError
+from harness.core.spec import SpecError
+from harness.core.store import RunStore, StoreError
 from harness.plots import NothingToPlot
 from harness.published import PublishedDataError, load_published
-from harness.registry import RegistryError
-from harness.report import FORMATS, Table, category_table, compare_table, metrics_table, render_text, run_summary, runs_table, to_rich
-from harness.spec import SpecError
-from harness.store import RunStore, StoreError
-from harness.tables import RUN_KINDS, TABLES, paper_table, render_latex
+from harness.report import (
+    FORMATS,
+    Table,
+    category_table,
+    compare_table,
+    metrics_table,
+    render_text,
+    run_summary,
+    runs_table,
+    to_rich,
+)
+from harness.tables import PUBLISHED_MODES, RUN_KINDS, TABLES, paper_table, render_latex
 from suites.loading import DataError
 
 _USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot)
@@ -71,8 +81,8 @@ def _configure_logging() -> None:
 @contextmanager
 def _progress(label: str, unit: str = "items") -> Iterator[Callable[..., None]]:
     """``update(done, total=None, phase=None)``: a bar on a terminal, and progress lines in the log at a steady
-    interval (:class:`harness.progress.ProgressLog`), which show when stderr is not a terminal."""
-    from harness.progress import ProgressLog
+    interval (:class:`harness.core.progress.ProgressLog`), which show when stderr is not a terminal."""
+    from harness.core.progress import ProgressLog
 
     lines = ProgressLog(label, unit)
     if not sys.stderr.isatty():
@@ -269,11 +279,11 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
     """Train a VerifyRM (binary cross-entropy); resumes from OUTPUT/checkpoint when present."""
     from pathlib import Path
 
-    from rewards.verifyrm import VerifyRMFormat
-    from trainers.rm_data import load_training_rows
-    from trainers.verifyrm import RMTrainConfig, VerifyRMTrainer
-
     from transformers.utils import logging as hf_logging
+
+    from rewards.verifyrm import VerifyRMFormat
+    from trainers.reward_model import RMTrainConfig, VerifyRMTrainer
+    from trainers.rm_data import load_training_rows
 
     hf_logging.disable_progress_bar()  # our own progress bar covers training; theirs would interleave
     rows = load_training_rows(files, suites, limit, seed)
@@ -303,9 +313,9 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
     """Hybrid labelling: keep the triples where the rule reward and the judge agree."""
     from pathlib import Path
 
-    from harness.labelling import hybrid_label, write_labelled
-    from harness.labelling_inputs import load_triples
+    from harness.labelling import hybrid_label, load_triples, write_labelled
     from rewards import build_reward
+    from rewards.contract import close_reward
 
     triples = load_triples(input_file, suite_spec, data, limit)
     rule, judge = build_reward(rule_spec), build_reward(judge_spec)
@@ -314,8 +324,7 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
             kept, report = hybrid_label(triples, rule, judge, progress=update)
     finally:
         for reward in (rule, judge):
-            if hasattr(reward, "close"):
-                reward.close()
+            close_reward(reward)
     report_path = write_labelled(kept, report, Path(output))
     rows = [[k, v] for k, v in {**report.__dict__, "agreement": report.agreement}.items()]
     _emit([Table(f"Hybrid labelling -> {output} (report: {report_path})", ["", "value"], rows)], "table")
@@ -346,7 +355,7 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
                   items_per_step: int, deadline_s: float, stop_tokens: tuple[str, ...], record_name: str,
                   record_run: str, alarm_window: int, token: str) -> None:
     """Serve a reward over HTTP: /get_reward (OpenRLHF), /score, /step, /health, /metrics."""
-    from harness.optional import require
+    from harness.core.optional import require
 
     for module in ("fastapi", "pydantic", "uvicorn"):
         require(module, "the reward server")
@@ -354,6 +363,7 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
     from harness.server.observer import Recording
     from harness.server.process import run_server
     from rewards import build_reward
+    from rewards.contract import close_reward
 
     recording = None
     if record_name or record_run:
@@ -371,8 +381,7 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
     try:
         run_server(reward, config, host, port, on_ready=ready)
     finally:
-        if hasattr(reward, "close"):
-            reward.close()
+        close_reward(reward)
 
 
 @main.command("train")
@@ -423,7 +432,7 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
         raise click.UsageError(str(exc)) from None
     backend = TRAINERS.get(config.trainer)
 
-    from harness.progress import ProgressLog
+    from harness.core.progress import ProgressLog
 
     lines = ProgressLog(f"train ({config.trainer}, {config.reward})", "steps")
 
@@ -432,11 +441,15 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
         click.echo(f"step {step}/{total} " + " ".join(f"{k}={values[k]:.3f}" for k in keys if k in values), err=True)
         lines.update(step, total)
 
-    extra = {"dry_run": True} if dry_run else {}
-    run = backend(config, progress=show, warn=lambda msg: click.secho(f"WARNING: {msg}", fg="yellow", err=True),
-                  **extra).run(_store(ctx))
-    if run is None:
+    from trainers.contract import DryRunnable, train
+
+    chosen = backend(config, progress=show, warn=lambda msg: click.secho(f"WARNING: {msg}", fg="yellow", err=True))
+    if dry_run:
+        if not isinstance(chosen, DryRunnable):
+            raise click.UsageError(f"trainer {config.trainer!r} has no dry run; drop --dry-run")
+        click.echo(chosen.dry_run())
         return
+    run = train(chosen, _store(ctx))
     _emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")
 
 
@@ -456,9 +469,8 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
 @_friendly
 def sft_command(ctx: click.Context, **options: Any) -> None:
     """Supervised warm-up of a policy with TRL's SFTTrainer (prompts as GRPO sees them); the run is stored."""
+    from harness.core.progress import ProgressLog
     from trainers.sft import SFTRun, SFTRunConfig
-
-    from harness.progress import ProgressLog
 
     lines = ProgressLog("sft", "steps")
 
@@ -493,8 +505,8 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
                         limit: int | None, max_gen_toks: int, batch_size: int, base_policy: str, trained_with: str,
                         fmt: str) -> None:
     """Evaluate a policy on the math benchmarks through lm-eval, scored by the rule reward; prints Table 3's columns."""
-    from harness.generation.hf import resolve_causal_lm
-    from suites.math_eval import PolicyEvalRequest, evaluate_and_store, with_lineage
+    from harness.core.generation.hf import resolve_causal_lm
+    from harness.policy_eval import PolicyEvalRequest, evaluate_and_store, with_lineage
 
     path = resolve_causal_lm(model) if backend == "hf" else model
     store = _store(ctx)
@@ -509,7 +521,7 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
 @click.argument("run_refs", nargs=-1)
 @click.option("--suite", default=None, help="Without RUN arguments: the latest complete runs of this suite.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--published", "published_mode", type=click.Choice(["matched", "all", "none"]), default="matched",
+@click.option("--published", "published_mode", type=click.Choice(PUBLISHED_MODES), default="matched",
               show_default=True, help="The papers' figures beside the runs: for the same rows, every row of the "
               "paper's table (\"—\" where not run), or none.")
 @click.option("--published-file", type=click.Path(exists=True, dir_okay=False), default=None,

@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.metadata
-import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harness.spec import ComponentSpec
-from harness.store import ItemRow, MetricRow, NewRun, RunRecord, RunStore
+from harness.core.spec import ComponentSpec
+from harness.core.store import ItemRow, MetricRow, NewRun, RunKind, RunRecord, RunStore
+from harness.core.versions import package_versions
 from rewards import build_reward
-from rewards.contract import Item, Reward, Score, check_scores
+from rewards.contract import Item, Reward, Score, TimedReward, check_scores, close_reward
 from suites import build_suite
 from suites.contract import Metric, SuiteData, VerifierSuite
 
-_VERSIONED = ("rl-reward-harness", "math-verify", "latex2sympy2_extended", "sympy", "torch", "transformers", "vllm")
-
 ProgressCallback = Callable[[int, int], None]
-
-
-def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for dist in _VERSIONED:
-        try:
-            versions[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return versions
 
 
 @dataclass(frozen=True)
@@ -48,11 +35,10 @@ def score_in_batches(
     if batch_size < 1:
         raise ValueError(f"batch size must be positive, got {batch_size}")
     out: list[tuple[Score, float]] = []
-    timed = getattr(reward, "score_timed", None)
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
-        if callable(timed):
-            pairs = list(timed(batch))
+        if isinstance(reward, TimedReward):
+            pairs = list(reward.score_timed(batch))
             check_scores(batch, [s for s, _ in pairs], type(reward).__name__)
         else:
             began = time.perf_counter()
@@ -85,7 +71,7 @@ def evaluate_reward(
     try:
         with store.recording(
             NewRun(
-                kind="reward-eval",
+                kind=RunKind.REWARD_EVAL,
                 reward=str(ComponentSpec.parse(request.reward)),
                 suite=str(ComponentSpec.parse(request.suite)),
                 data_source=data.source,
@@ -101,8 +87,8 @@ def evaluate_reward(
             store.complete(run_id, _item_rows(data, scored), _metric_rows(metrics), time.perf_counter() - began)
         return store.get(run_id)
     finally:
-        if owned and hasattr(reward, "close"):
-            reward.close()
+        if owned:
+            close_reward(reward)
 
 
 def _item_rows(data: SuiteData, scored: Sequence[tuple[Score, float]]) -> list[ItemRow]:
@@ -117,6 +103,7 @@ def _item_rows(data: SuiteData, scored: Sequence[tuple[Score, float]]) -> list[I
             reason=score.reason,
             answer=score.answer,
             latency_s=latency,
+            detail=score.detail,
         )
         for i, (row, (score, latency)) in enumerate(zip(data.rows, scored))
     ]

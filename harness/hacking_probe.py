@@ -14,10 +14,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from harness.core.store import RunRecord, RunStore
 from harness.evaluate import EvalRequest, evaluate_reward
 from harness.report import Table
-from harness.store import RunRecord, RunStore
 from rewards import build_reward
+from rewards.contract import close_reward
 
 PAID_FLAG = 0.25
 GAP_FLAG = 0.1
@@ -65,8 +66,7 @@ def probe_hacking(reward_spec: str, store: RunStore, *, limit: int = 60, thresho
             evaluate_reward(EvalRequest(reward_spec, "robustness"), store, progress=progress, reward=reward),
         ]
     finally:
-        if hasattr(reward, "close"):
-            reward.close()
+        close_reward(reward)
     rows = [row for run in runs for row in _families(store, run, threshold)]
     rows.sort(key=lambda r: (-r.paid_rate, r.gap if r.gap is not None else 0.0))
     return runs, rows

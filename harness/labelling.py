@@ -12,14 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rewards.contract import Item, Reward, Score
-from trainers.rm_data import COOPER_COLUMNS
-
-
-@dataclass(frozen=True)
-class Triple:
-    item: Item
-    gold: bool | None = None
+from rewards.contract import Reward, Score
+from suites import build_suite
+from suites.contract import LabelledItem
+from suites.cooper_data import COOPER_COLUMNS, read_cooper_file
+from suites.loading import DataError
 
 
 @dataclass(frozen=True)
@@ -44,10 +41,20 @@ def _accuracy(pairs: Sequence[tuple[bool, bool]]) -> float | None:
     return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
 
 
+def load_triples(input_file: str | None, suite_spec: str | None, data: str | None, limit: int | None) -> list[LabelledItem]:
+    """The triples to label: a file of Cooper's columns (labels optional) or a verifier suite (its labels only
+    grade the report)."""
+    if bool(input_file) == bool(suite_spec):
+        raise DataError("give exactly one of --input FILE and --suite NAME")
+    if suite_spec:
+        return list(build_suite(suite_spec).load(data, limit).rows)
+    return read_cooper_file(input_file, labels=False, limit=limit)  # type: ignore[arg-type]
+
+
 def hybrid_label(
-    triples: Sequence[Triple], rule: Reward, judge: Reward, batch_size: int = 64,
+    triples: Sequence[LabelledItem], rule: Reward, judge: Reward, batch_size: int = 64,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[list[tuple[Triple, bool]], LabelReport]:
+) -> tuple[list[tuple[LabelledItem, bool]], LabelReport]:
     """(kept triples with their agreed label, report); ``progress(done, total)`` after each batch."""
     items = [t.item for t in triples]
     rule_scores: list[Score] = []
@@ -67,12 +74,12 @@ def hybrid_label(
         counts[key] += 1
         if rv == jv:
             kept.append((triple, rv))
-    gold = [(t.gold, i) for i, t in enumerate(triples) if t.gold is not None]
+    gold = [(t.label, i) for i, t in enumerate(triples) if t.label is not None]
     report = LabelReport(
         total=len(triples),
         kept=len(kept),
         judge_unparsed=sum(s.reason == "unparsed" for s in judge_scores),
-        kept_accuracy_vs_gold=_accuracy([(t.gold, label) for t, label in kept if t.gold is not None]),
+        kept_accuracy_vs_gold=_accuracy([(t.label, label) for t, label in kept if t.label is not None]),
         rule_accuracy_vs_gold=_accuracy([(g, rule_scores[i].verdict is True) for g, i in gold]),
         judge_accuracy_vs_gold=_accuracy([(g, judge_scores[i].verdict is True) for g, i in gold]),
         **counts,
@@ -80,7 +87,7 @@ def hybrid_label(
     return kept, report
 
 
-def write_labelled(kept: Sequence[tuple[Triple, bool]], report: LabelReport, output: Path) -> Path:
+def write_labelled(kept: Sequence[tuple[LabelledItem, bool]], report: LabelReport, output: Path) -> Path:
     """The labelled jsonl (Cooper's columns, ready for ``harness train-rm --data``) and ``<output>.report.json``."""
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".tmp")

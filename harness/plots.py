@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.optional import require
-from harness.store import RunStore
+from harness.core.optional import require
+from harness.core.store import RunStore
 from suites.calibration import (
     best_threshold,
     expected_calibration_error,

@@ -14,8 +14,8 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from harness.spec import ComponentSpec, SpecError
-from harness.store import RunRecord
+from harness.core.spec import ComponentSpec, SpecError
+from harness.core.store import RunRecord
 
 MATCH_KEYS = ("reward", "model", "policy")
 

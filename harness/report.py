@@ -1,6 +1,6 @@
 """Rendering stored runs as tables: the terminal (rich), Markdown, CSV and JSON.
 
-Reports read only :class:`~harness.store.RunRecord`, never a live reward, so any stored run can be shown
+Reports read only :class:`~harness.core.store.RunRecord`, never a live reward, so any stored run can be shown
 again or compared later.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.store import RunRecord
+from harness.core.store import RunRecord
 
 FORMATS = ("table", "markdown", "csv", "json")
 

@@ -13,14 +13,15 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from harness.core.store import RunRecord
 from harness.published import Published, PublishedRow, caveats
 from harness.report import Table, category_table
-from harness.store import RunRecord
+from suites.math_benchmarks import TABLE3, display_name
 
 PUBLISHED_MODES: tuple[str, ...] = ("matched", "all", "none")
 
 _VERIFYBENCH_COLUMNS = {"Numeric": "Num", "Expression": "Exp", "Multi-choice": "MC", "String": "Str"}
-_TABLE3 = ("GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey")
+_TABLE3 = tuple(display_name(b) for b in TABLE3)
 
 
 def _by_name(run: RunRecord) -> dict[str, float | None]:

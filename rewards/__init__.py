@@ -6,8 +6,8 @@ rewards register with ``@REWARDS.register("name")`` or through the ``harness.rew
 
 from __future__ import annotations
 
-from harness.registry import Registry
-from harness.spec import ComponentSpec, build
+from harness.core.registry import Registry
+from harness.core.spec import ComponentSpec, build
 from rewards.contract import Item, LearnsFromFeedback, Reward, Score
 
 REWARDS: Registry = Registry("reward", entry_point_group="harness.rewards")

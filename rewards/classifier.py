@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.optional import require
-from harness.precision import Precision, choose_precision
+from harness.core.optional import require
+from harness.core.precision import Precision, choose_precision
 from rewards.base_models import resolve_model
 
 

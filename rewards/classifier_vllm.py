@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from harness.optional import require
+from harness.core.optional import require
 
 
 def _logit(p: float) -> float:

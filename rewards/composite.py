@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from rewards.contract import Item, LearnsFromFeedback, Reward, Score, check_scores
+from rewards.contract import ClosesOnExit, Item, LearnsFromFeedback, Reward, Score, check_scores, close_reward
 
 
 def _build(spec: str) -> Reward:
@@ -33,8 +33,8 @@ def _build(spec: str) -> Reward:
     return build_reward(spec)
 
 
-class Composite:
-    """The parts' lifecycle and learning, shared by every composite."""
+class Composite(ClosesOnExit):
+    """The parts' lifecycle, shared by every composite."""
 
     parts: list[Reward]
     names: list[str]
@@ -44,17 +44,10 @@ class Composite:
 
     def close(self) -> None:
         for part in self.parts:
-            if hasattr(part, "close"):
-                part.close()
-
-    def __enter__(self) -> Composite:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+            close_reward(part)
 
 
-class LearningComposite:
+class LearningComposite(ClosesOnExit):
     """A composite with a part that learns, wrapped so that it learns too: each scored batch goes on to every part
     that learns (``learn`` metrics prefixed with the part's name). It owns those parts' weights: served, not
     copied."""
@@ -75,12 +68,6 @@ class LearningComposite:
 
     def close(self) -> None:
         self.inner.close()
-
-    def __enter__(self) -> LearningComposite:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __getstate__(self) -> dict:
         raise TypeError("a composite with a reward that learns owns that reward's weights: serve it, do not copy it")

@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
 from rewards.classifier import ClassifierConfig, SequenceClassifier
-from rewards.contract import Item, Score
+from rewards.contract import ClosesOnExit, Item, Score
 from rewards.cooper_negatives import perturb_final_answer, rewrite_messages
 from rewards.rule import RuleReward
 from rewards.verifyrm import VerifyRMFormat, scores_from_logits
@@ -57,7 +57,7 @@ class Pair:
     negative: Item
 
 
-class CooperReward:
+class CooperReward(ClosesOnExit):
     """VerifyRM scores plus an online pairwise update after each scored batch (the reward learns)."""
 
     def __init__(
@@ -191,7 +191,7 @@ class CooperReward:
         if self.negatives == "perturb":
             out = [(g, perturb_final_answer(it.completion)) for g, it in pending.items()]
             return [(g, text) for g, text in out if text]
-        from harness.generation import SamplingParams
+        from harness.core.generation import SamplingParams
 
         order = list(pending)
         # the released budget: the positive's word count + 500 tokens (one budget per call: the longest's)
@@ -205,7 +205,7 @@ class CooperReward:
     @property
     def assistant(self) -> Any:
         if self._assistant is None:
-            from harness.generation import generator_from_options
+            from harness.core.generation import generator_from_options
 
             backend, model, base_url, _ = self._assistant_spec
             self._assistant = generator_from_options(backend, model=model, base_url=base_url)
@@ -250,7 +250,7 @@ class CooperReward:
         with self._lock:
             write_checkpoint(
                 self.checkpoint_dir, self.classifier, {"optimizer": self.optimizer.state_dict()},
-                {"step": self.step, "pending_pairs": 0},
+                {"step": self.step},
             )
             self.format.save(self.checkpoint_dir)  # the folder then also loads as verifyrm:model=FOLDER
 

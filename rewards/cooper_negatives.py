@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rewards.extract import boxed_answers, rational_value
+from harness.core.answers import boxed_answers
+from rewards.extract import rational_value
 
 # The released code's request, worded anew: a completely wrong, misleading solution that still looks like one.
 REWRITE_SYSTEM = """You write wrong solutions to math problems, for training a verifier. Given a problem and a correct

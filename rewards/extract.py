@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-_BOX_COMMANDS = ("\\boxed", "\\fbox")
-# How many trailing \boxed occurrences are tried when the last one is unbalanced; bounded to stay linear.
-_MAX_BOX_TRIES = 4
+from harness.core.answers import box_spans
 
 
 @dataclass(frozen=True)
@@ -31,56 +29,6 @@ class Extraction:
     end: int = -1  # where the answer ends in the text after thinking (-1: at its end)
 
 
-def _match_braces(text: str, open_at: int) -> int | None:
-    """Index of the ``}`` closing the ``{`` at ``open_at``, or None when unbalanced."""
-    depth = 0
-    i = open_at
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n:  # skip escaped characters such as \{ and \}
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
-
-
-def _box_spans(text: str, limit: int) -> list[tuple[int, int, str]]:
-    """(start, end, contents) of the last ``limit`` ``\\boxed``/``\\fbox`` commands with an argument, last first."""
-    found: list[tuple[int, int, str]] = []
-    end = len(text)
-    tries = 0
-    while tries < limit:
-        start = max(text.rfind(cmd, 0, end) for cmd in _BOX_COMMANDS)
-        if start < 0:
-            break
-        tries += 1
-        j = start + (6 if text.startswith("\\boxed", start) else 5)
-        while j < len(text) and text[j] == " ":
-            j += 1
-        if j < len(text) and text[j] == "{":
-            close = _match_braces(text, j)
-            if close is not None:
-                found.append((start, close + 1, text[j + 1 : close]))
-        elif j < len(text):  # "\boxed 5": the argument is the next token
-            token = re.match(r"[^\s$.,;]+", text[j : j + 200])
-            if token:
-                found.append((start, j + token.end(), token.group(0)))
-        end = start
-    return found
-
-
-def boxed_answers(text: str, limit: int = _MAX_BOX_TRIES) -> list[str]:
-    """Contents of the last ``limit`` balanced ``\\boxed{...}`` / ``\\fbox{...}``, last first."""
-    return [contents for _, _, contents in _box_spans(text, limit)]
-
-
 # Words that offer the reader a choice between two boxed answers: "either \boxed{3} or \boxed{4}".
 _HEDGE = re.compile(r"(?i)\b(?:or|either|maybe|perhaps|possibly)\b|/")
 _HEDGE_GAP_CHARS = 40
@@ -93,7 +41,7 @@ def hedged_alternative(text: str) -> str | None:
     \\boxed{4}" would still pay whenever the last guess is right (hedged outputs, arXiv 2505.22203). Two boxes
     joined by "or", "either", "maybe", "perhaps", "possibly" or "/" within a few words are alternatives.
     """
-    spans = _box_spans(text, 2)
+    spans = box_spans(text, 2)
     if len(spans) < 2:
         return None
     (last_start, _, last), (_, prev_end, prev) = spans
@@ -156,7 +104,7 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
     text (at most ``short_answer_chars``) left after ``</think>`` or as the whole completion.
     """
     text = after_thinking(completion)
-    spans = _box_spans(text, 1)
+    spans = box_spans(text, 1)
     if spans and spans[0][2].strip():
         other = hedged_alternative(text)
         return Extraction(spans[0][2].strip(), "boxed", (other,) if other else (), spans[0][1])
@@ -189,7 +137,7 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
 def answer_statements(text: str, limit: int = 8) -> list[str]:
     """The last ``limit`` final-answer statements of a text, in order: boxed answers, ``#### n`` and "the answer
     is ..." phrases. A completion that states different ones has changed its mind."""
-    found: list[tuple[int, str]] = [(start, contents.strip()) for start, _, contents in _box_spans(text, limit)]
+    found: list[tuple[int, str]] = [(start, contents.strip()) for start, _, contents in box_spans(text, limit)]
     found += [(m.start(), _clean(m.group(1))) for m in list(_GSM8K.finditer(text))[-limit:]]
     found += [(start, _clean(phrase)) for start, _, phrase in _answer_phrases(text)[-limit:]]
     return [answer for _, answer in sorted(found)[-limit:]]

@@ -2,7 +2,9 @@
 
 VerifyBench's with-reference protocol: the judge sees question, reference answer and completion and ends
 with ``Final Judgment: Yes`` or ``Final Judgment: No``. The verdict is the last such judgment in its output
-(else the last Yes/No word); none counts as incorrect with reason ``unparsed``. With ``mode=probability`` the
+(else the last Yes/No word); an output with none is an abstention (``value=None``, reason ``unparsed``): the
+judge could not judge, which is not the same as judging "incorrect", and the abstention rate says how often.
+Each consumer turns an abstention into its number in one place (:func:`rewards.contract.reward_value`). With ``mode=probability`` the
 value is P(Yes) / (P(Yes) + P(No)) at the judgment token, where the backend returns log-probabilities.
 
 The completion is untrusted: it is fenced between markers that carry a random nonce, so text inside it
@@ -18,8 +20,8 @@ import secrets
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from harness.generation import Completion, SamplingParams, generator_from_options
-from rewards.contract import Item, Score
+from harness.core.generation import Completion, SamplingParams, generator_from_options
+from rewards.contract import ClosesOnExit, Item, Score
 
 SYSTEM = (
     "You grade answers. You compare the final answer of a response with a reference answer and say whether "
@@ -102,7 +104,7 @@ def judgment_probability(completion: Completion) -> float | None:
     return yes / (yes + no) if yes + no > 0 else None
 
 
-class JudgeReward:
+class JudgeReward(ClosesOnExit):
     """LLM-as-a-judge with a reference answer, through any generation backend (transformers, openai, vllm)."""
 
     def __init__(
@@ -119,7 +121,7 @@ class JudgeReward:
         max_completion_chars: int = 8000,
     ) -> None:
         self.generator: Any = generator_from_options(
-            backend, model=model, base_url=base_url, api_key=api_key, batch_size=batch_size
+            backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key
         )
         self.mode = mode
         self.threshold = threshold
@@ -141,5 +143,5 @@ class JudgeReward:
             if p is not None:
                 return Score(p, p >= self.threshold, "judge_probability", completion.text[-200:])
         if verdict is None:
-            return Score.incorrect("unparsed", completion.text[-200:])
+            return Score(None, None, "unparsed", completion.text[-200:])
         return Score(1.0 if verdict else 0.0, verdict, "judge", completion.text[-200:])

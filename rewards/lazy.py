@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from rewards.contract import close_reward
+
 
 class LazyReward:
     def __init__(self, spec: Callable[[], str]) -> None:
@@ -28,6 +30,6 @@ class LazyReward:
 
     def close(self) -> None:
         with self._lock:
-            if self._reward is not None and hasattr(self._reward, "close"):
-                self._reward.close()
+            if self._reward is not None:
+                close_reward(self._reward)
             self._reward = None

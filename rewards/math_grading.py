@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from harness.core.answers import boxed_answers, gsm8k_final
 from rewards.choices import question_options, split_letter
 from rewards.contract import (
     REASON_HEDGED,
@@ -42,7 +43,6 @@ from rewards.contract import (
 from rewards.extract import (
     after_thinking,
     answer_statements,
-    boxed_answers,
     canonical_latex,
     choice_letter,
     extract_final_answer,
@@ -51,19 +51,19 @@ from rewards.extract import (
     rational_value,
     unwrap_text,
 )
+from rewards.inputs import clean_completion
 from rewards.intervals import interval_set, same_set
 from rewards.normalize import normalize_answer
 from rewards.numeric import Number, evaluate, exact_number, numeric_tuple, same_value
 from rewards.quantities import angle, asks_for_percent, fixed_unit, split_percent
-from rewards.inputs import clean_completion
 from rewards.validity import (
     alternates_and_stops,
     ending_loop,
     ends_mid_sentence,
     is_question_text,
-    loop_voids_answer,
     looks_like_code,
     looks_like_garbage,
+    loop_voids_answer,
     restates_question,
     without_list_markers,
 )
@@ -103,10 +103,8 @@ def reference_answer(reference: str) -> str:
     boxed = [b.strip() for b in reversed(boxed_answers(reference, limit=8)) if b.strip()]
     if boxed:
         return ", ".join(dict.fromkeys(boxed))
-    hashes = reference.rfind("####")
-    if hashes >= 0:
-        return reference[hashes + 4 :].strip()
-    return reference.strip()
+    final = gsm8k_final(reference)
+    return reference.strip() if final is None else final
 
 
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'\- ]*[A-Za-z]")

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Sequence
 
-from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, Item, Score
+from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
 from rewards.math_grading import GradingConfig, MathGrader
 from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Task, describe
 
@@ -37,7 +37,7 @@ def _grade_in_worker(question: str, reference: str, completion: str) -> Score:
         return Score.failed(reason, describe(exc))
 
 
-class RuleReward:
+class RuleReward(ClosesOnExit):
     """Rule-based verifier: extracts the final answer and checks it against the reference with math-verify.
 
     Each item runs in a worker process with a hard ``timeout`` (seconds); a hung or crashed item scores 0 with
@@ -141,12 +141,6 @@ class RuleReward:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
-
-    def __enter__(self) -> RuleReward:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()

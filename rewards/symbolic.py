@@ -18,7 +18,17 @@ from collections import OrderedDict
 from fractions import Fraction
 from typing import Any
 
-from rewards.numeric import Number, _add, _factorial, _mul, _power, _reciprocal, _Unsupported, approx_number, exact_number
+from rewards.numeric import (
+    Number,
+    _add,
+    _factorial,
+    _mul,
+    _power,
+    _reciprocal,
+    _Unsupported,
+    approx_number,
+    exact_number,
+)
 
 _MAX_NODES = 400
 _MAX_LITERAL_BITS = 20_000

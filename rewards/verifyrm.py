@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from rewards.classifier import ClassifierConfig, SequenceClassifier
 from rewards.classifier_vllm import VLLMClassifier, VLLMServerClassifier
-from rewards.contract import Item, Score
+from rewards.contract import ClosesOnExit, Item, Score
 
 SETTINGS_FILE = "verifyrm.json"
 
@@ -43,8 +43,8 @@ class VerifyRMFormat:
             f"<completion>{self.shorten(completion)}</completion>"
         )
 
-    def render_items(self, items: Sequence[Any]) -> list[str]:
-        """``render`` for anything with question, reference and completion (items, training rows)."""
+    def render_items(self, items: Sequence[Item]) -> list[str]:
+        """``render`` for each item."""
         return [self.render(it.question, it.reference, it.completion) for it in items]
 
     def save(self, folder: Path) -> None:
@@ -69,7 +69,7 @@ def scores_from_logits(logits: Sequence[float], threshold: float) -> list[Score]
     return [Score(v, v >= threshold, "model") for v in values]
 
 
-class VerifyRMReward:
+class VerifyRMReward(ClosesOnExit):
     """Reference-based reward model: sigmoid of a sequence classifier's logit over question, reference and
     completion. ``model`` is a local checkpoint folder or a hub id of any one-logit
     ``AutoModelForSequenceClassification`` (Cooper's VerifyRM is Qwen2.5-Math-1.5B-Instruct with a score head).

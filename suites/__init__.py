@@ -6,8 +6,8 @@ with ``@SUITES.register("name")`` or the ``harness.suites`` entry-point group.
 
 from __future__ import annotations
 
-from harness.registry import Registry
-from harness.spec import ComponentSpec, build
+from harness.core.registry import Registry
+from harness.core.spec import ComponentSpec, build
 from suites.contract import LabelledItem, Metric, SuiteData, VerifierSuite
 
 SUITES: Registry = Registry("suite", entry_point_group="harness.suites")
@@ -22,6 +22,8 @@ SUITES.add_lazy(
 SUITES.add_lazy("mathcheck-gsm", "suites.mathcheck:MathCheckGSMSuite", "MathCheck-GSM outcome judging")
 SUITES.add_lazy("robustness", "suites.robustness:RobustnessSuite", "reward-hacking and abuse inputs (must reject / accept)")
 SUITES.add_lazy("jsonl", "suites.jsonl:JsonlVerifierSuite", "any labelled jsonl; map fields with options")
+SUITES.add_lazy("answer-equivalence", "suites.fixtures:AnswerEquivalenceSuite",
+                "answer-equivalence cases of Math-Verify, lighteval, MARIO_EVAL, hendrycks (agreement per source)")
 SUITES.add_lazy("hacking", "suites.hacking:HackingProbeSuite", "degenerate variants of real correct answers: what a reward pays for")
 
 

@@ -12,13 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from rewards.contract import Item, Score
+from harness.core.items import Item, Score
 
 
 @dataclass(frozen=True)
 class LabelledItem:
+    """An item with its "is this completion correct" label (None where the data has none: triples to label) and
+    a category (VerifyBench's answer type, a source). The one labelled-item type of the project: suites, reward-
+    model training and hybrid labelling all use it."""
+
     item: Item
-    label: bool
+    label: bool | None
     category: str = ""
 
 

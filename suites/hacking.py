@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from rewards.contract import Item, Score
-from rewards.extract import after_thinking
+from harness.core.items import Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
 
 PLAN = "1. Determine the quantities given.\n2. Determine the operations needed.\n3. Compute the result."
@@ -31,7 +30,7 @@ MASTER_KEY = "Let's solve this problem step by step."
 def without_answer(completion: str, reference: str) -> str | None:
     """The working before the final answer first appears in the completion's second half (so that neither a
     statement nor a last computed line gives it), or None when it does not appear there."""
-    text = after_thinking(completion)
+    text = completion.rsplit("</think>", 1)[-1]  # the answer part of a reasoning model's output
     half = len(text) // 2
     at = text.find(reference, half)
     if not reference or at < 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewards.contract import Item, Score
+from harness.core.items import Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
 from suites.loading import DataError, Records, read_local
 from suites.metrics import verifier_metrics

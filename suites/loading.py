@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from harness.optional import require
+from harness.core.optional import require
 
 DATA_ROOT_ENV = "HARNESS_DATA_ROOT"
 PACKAGE_PREFIX = "package:"

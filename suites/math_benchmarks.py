@@ -3,7 +3,7 @@
 Each benchmark's files in ``../shared/data/math`` have their own fields and quirks (GSM8K's ``####``, SVAMP's
 body + question and float answers, OlympiadBench's answer lists, Math Odyssey's one-problem-per-key lines and
 trailing LaTeX, AIME's zero-padded answers, Minerva's answer inside the solution's last box). What YAML cannot
-say lives here; the task definitions themselves are lm-eval YAML (``suites/tasks``).
+say lives here; the task definitions themselves are lm-eval YAML (``harness/tasks``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewards.extract import boxed_answers
+from harness.core.answers import boxed_answers, gsm8k_final
 from suites.loading import DataError, resolve_data_path
 from suites.math_data import PROMPT_SUFFIX, load_problems
 
@@ -60,7 +60,7 @@ class Benchmark:
 
 
 BENCHMARKS: dict[str, Benchmark] = {
-    "gsm8k": Benchmark(("gsm8k/test.jsonl",), lambda r: r["question"], lambda r: r["answer"].rsplit("####", 1)[1].strip().replace(",", "")),
+    "gsm8k": Benchmark(("gsm8k/test.jsonl",), lambda r: r["question"], lambda r: gsm8k_final(r["answer"]) or ""),
     "svamp": Benchmark(("svamp/test.jsonl",), lambda r: f"{r['Body'].strip()} {r['Question'].strip()}", lambda r: _number(r["Answer"])),
     "math500": Benchmark(("math500/test.jsonl",), lambda r: r["problem"], lambda r: str(r["answer"])),
     "olympiadbench": Benchmark(("olympiadbench/test.jsonl",), lambda r: r["question"], lambda r: ", ".join(map(str, r["final_answer"]))),
@@ -72,7 +72,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "minerva_math": Benchmark(("minerva_math/test.jsonl",), lambda r: r["problem"], lambda r: boxed_answers(r["solution"], limit=1)[0]),
 }
 
-# Cooper's Table 3 columns, in order, and the names tables print.
+# Cooper's Table 3 columns, in order, and the names tables print (the one definition; harness.tables reads it).
 TABLE3 = ("gsm8k", "svamp", "math500", "olympiadbench", "math_odyssey")
 DISPLAY = {"gsm8k": "GSM8K", "svamp": "SVAMP", "math500": "MATH500", "olympiadbench": "OB-EN", "math_odyssey": "Odyssey",
            "aime24": "AIME24", "aime25": "AIME25", "amc23": "AMC23", "minerva_math": "Minerva"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.core.answers import gsm8k_final
 from suites.loading import DataError, read_hub, read_local, resolve_data_path
 
 PROMPT_SUFFIX = "\nPlease reason step by step, and put your final answer within \\boxed{}."
@@ -24,7 +25,8 @@ class Problem:
 
 
 def _final(answer: str) -> str:
-    return answer.rsplit("####", 1)[1].strip().replace(",", "") if "####" in answer else answer.strip()
+    final = gsm8k_final(answer)
+    return answer.strip() if final is None else final
 
 
 def load_problems(name: str, split: str = "train", limit: int | None = None) -> list[Problem]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from rewards.contract import REASON_CRASHED, REASON_TIMEOUT, Score
+from harness.core.items import REASON_CRASHED, REASON_TIMEOUT, Score
 from suites.calibration import best_threshold, expected_calibration_error, is_continuous, roc_auc
 from suites.contract import Metric
 

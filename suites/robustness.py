@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from rewards.contract import REASON_TIMEOUT, Item, Score
+from harness.core.items import REASON_TIMEOUT, Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
 from suites.loading import DataError, read_local
 

@@ -27,7 +27,7 @@ def _data_root_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def store(tmp_path: Path):
-    from harness.store import RunStore
+    from harness.core.store import RunStore
 
     return RunStore(tmp_path / "runs.sqlite")
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from harness.core.store import RunStore
 from harness.evaluate import EvalRequest, evaluate_reward
-from harness.report import render_text
-from harness.store import RunStore
 from harness.published import load_published
+from harness.report import render_text
 from harness.tables import paper_table, render_latex
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"

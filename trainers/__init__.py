@@ -6,7 +6,7 @@ register through the ``harness.trainers`` entry-point group.
 
 from __future__ import annotations
 
-from harness.registry import Registry
+from harness.core.registry import Registry
 
 TRAINERS: Registry = Registry("trainer", entry_point_group="harness.trainers")
 TRAINERS.add_lazy("trl", "trainers.trl_backend:TRLTrainer", "TRL GRPOTrainer in-process (CPU or GPU)")

@@ -45,7 +45,7 @@ class GRPORunConfig:
     eval_limit: int = 50
     eval_max_tokens: int = 256
     launcher: str = ""  # openrlhf: the command that runs train_ppo_ray (default: python -m openrlhf.cli.train_ppo_ray)
-    dtype: str = "auto"  # trl: auto picks bfloat16 where this machine runs it faster (harness.precision)
+    dtype: str = "auto"  # trl: auto picks bfloat16 where this machine runs it faster (harness.core.precision)
     probe: str = ""  # a labelled suite spec (e.g. jsonl:data=probe.jsonl): the reward's accuracy on it every step
     probe_limit: int = 0
 
@@ -142,7 +142,7 @@ class RewardBridge:
             judged = self.reward.score([it for it, _ in self.probe])
             values["rm_probe_accuracy"] = sum((s.verdict is True) == label for s, (_, label) in zip(judged, self.probe)) / len(self.probe)
         self.records.add(values)
-        return [reward_value(s) or 0.0 for s in scores]
+        return [reward_value(s, abstention=None) for s in scores]  # TRL leaves out a sample the reward could not judge
 
 
 def probe_items(spec: str, limit: int = 0) -> list[tuple[Item, bool]]:

@@ -21,9 +21,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from harness.server.ports import free_port
-from harness.server.process import serving
-from harness.store import NewRun, RunRecord, RunStore
+from harness.core.serving import free_port, serving
+from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
 from trainers.grpo import GRPORunConfig
 from trainers.openrlhf_flags import check_command, read_flags
 from trainers.step_metrics import final_metrics
@@ -80,10 +79,9 @@ class OpenRLHFTrainer:
     batch x samples per prompt) into this run, and the run is completed from them when OpenRLHF exits."""
 
     def __init__(self, config: GRPORunConfig, progress: Any = None, warn: Callable[[str], None] = print,
-                 dry_run: bool = False, gpus: int = 8) -> None:
+                 gpus: int = 8) -> None:
         self.config = config
         self.warn = warn
-        self.dry_run = dry_run
         self.gpus = gpus
 
     def command(self, reward_url: str) -> list[str]:
@@ -95,22 +93,24 @@ class OpenRLHFTrainer:
         launcher = shlex.split(cfg.launcher) if cfg.launcher else [sys.executable, "-m", "openrlhf.cli.train_ppo_ray"]
         return [*launcher, *args]
 
-    def run(self, store: RunStore) -> RunRecord | None:
+    def dry_run(self) -> str:
+        """Write the prompt data and return the checked command, with a placeholder for the server's port."""
+        write_prompts(self.config, Path(self.config.output) / "prompts.jsonl")
+        return " ".join(shlex.quote(c) for c in self.command("http://127.0.0.1:PORT/get_reward"))
+
+    def run(self, store: RunStore) -> RunRecord:
         cfg = self.config
         output = Path(cfg.output)
         n_prompts = write_prompts(cfg, output / "prompts.jsonl")
         port = free_port()
         command = self.command(f"http://127.0.0.1:{port}/get_reward")
-        if self.dry_run:
-            print(" ".join(shlex.quote(c) for c in command))
-            return None
-        from harness.evaluate import package_versions
+        from harness.core.versions import package_versions
 
         items_per_step = max(1, cfg.prompts_per_step) * cfg.num_generations
         began = time.perf_counter()
         with store.recording(NewRun(
-            kind="train", reward=cfg.reward, suite=cfg.dataset, data_source=str(output / "prompts.jsonl"),
-            data_hash="", n_items=n_prompts, config=asdict(cfg), versions=package_versions(),
+            kind=RunKind.TRAIN, reward=cfg.reward, suite=cfg.dataset, data_source=str(output / "prompts.jsonl"),
+            data_hash=content_hash((output / "prompts.jsonl").read_bytes()), n_items=n_prompts, config=asdict(cfg), versions=package_versions(),
         )) as run_id:
             options = ["--items-per-step", str(items_per_step), "--record-run", run_id, "--alarm-window",
                        str(cfg.alarm_window)]

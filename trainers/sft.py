@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.optional import require
-from harness.precision import choose_precision
-from harness.store import MetricRow, NewRun, RunRecord, RunStore
+from harness.core.optional import require
+from harness.core.precision import choose_precision
+from harness.core.store import MetricRow, NewRun, RunKind, RunRecord, RunStore, content_hash
 from suites.loading import DataError, resolve_data_path
 from suites.math_data import Problem
 
@@ -39,7 +39,7 @@ class SFTRunConfig:
     max_length: int = 256
     warmup_steps: float = 0  # steps, or a fraction of all steps when below 1
     seed: int = 0
-    dtype: str = "auto"  # auto picks bfloat16 where this machine runs it faster (harness.precision)
+    dtype: str = "auto"  # auto picks bfloat16 where this machine runs it faster (harness.core.precision)
 
 
 def sft_rows(path: str) -> list[dict[str, Any]]:
@@ -73,8 +73,8 @@ class SFTRun:
         transformers = require("transformers", "supervised fine-tuning")
         torch = require("torch", "supervised fine-tuning")
         datasets = require("datasets", "supervised fine-tuning")
-        from harness.evaluate import package_versions
-        from harness.generation.hf import resolve_causal_lm
+        from harness.core.generation.hf import resolve_causal_lm
+        from harness.core.versions import package_versions
 
         cfg = self.config
         rows = sft_rows(cfg.data)
@@ -91,7 +91,8 @@ class SFTRun:
         outer = self
         began = time.perf_counter()
         with store.recording(NewRun(
-            kind="sft", reward="", suite=cfg.data, data_source=str(resolve_data_path(cfg.data)), data_hash="",
+            kind=RunKind.SFT, reward="", suite=cfg.data, data_source=str(resolve_data_path(cfg.data)),
+            data_hash=content_hash(resolve_data_path(cfg.data).read_bytes()),
             n_items=len(rows), config=asdict(cfg), versions=package_versions(),
         )) as run_id:
 

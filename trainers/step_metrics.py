@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.store import MetricRow
+from harness.core.store import MetricRow
 from rewards.contract import Item, Score, reward_value
 
 

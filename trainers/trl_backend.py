@@ -10,15 +10,17 @@ output resumes from the last one.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from harness.optional import require
-from harness.precision import choose_precision
-from harness.store import NewRun, RunRecord, RunStore
+from harness.core.optional import require
+from harness.core.precision import choose_precision
+from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
+from rewards.contract import close_reward
 from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, probe_items
 from trainers.hacking import HackingAlarm
@@ -78,8 +80,8 @@ class TRLTrainer:
         trl = require("trl", "the trl trainer")
         transformers = require("transformers", "the trl trainer")
         torch = require("torch", "the trl trainer")
-        from harness.evaluate import package_versions
-        from harness.generation.hf import resolve_causal_lm
+        from harness.core.generation.hf import resolve_causal_lm
+        from harness.core.versions import package_versions
         from rewards import build_reward
 
         cfg = self.config
@@ -107,8 +109,9 @@ class TRLTrainer:
         began = time.perf_counter()
         try:
             with store.recording(NewRun(
-                kind="train", reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
-                data_hash=f"prompts:{len(dataset)}", n_items=cfg.max_steps, config=asdict(cfg),
+                kind=RunKind.TRAIN, reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
+                data_hash=content_hash(json.dumps(dataset.to_list(), sort_keys=True)), n_items=len(dataset),
+                config=asdict(cfg),
                 versions=package_versions(),
             )) as run_id:
 
@@ -148,6 +151,5 @@ class TRLTrainer:
                 store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
         finally:
             bridge.rule.close()
-            if hasattr(reward, "close"):
-                reward.close()
+            close_reward(reward)
         return store.get(run_id)

@@ -17,8 +17,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from harness import plots
+from harness.core.store import RunRecord, RunStore
 from harness.report import render_text
-from harness.store import RunRecord, RunStore
 from harness.tables import paper_table
 
 REWARDS = ("rule", "verifyrm", "cooper")

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness import plots
+from harness.core.store import RunRecord, RunStore
 from harness.published import load_published
 from harness.report import Table, category_table, render_text
-from harness.store import RunRecord, RunStore
 from harness.tables import paper_table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cpu_scale"

@@ -30,11 +30,11 @@ def _item(data_source: Any, solution_str: str, ground_truth: Any, extra_info: An
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,
                   **kwargs: Any) -> float:
     [result] = score_items([_item(data_source, solution_str, ground_truth, extra_info)])
-    return reward_value(result) or 0.0
+    return reward_value(result)
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any],
                         extra_infos: Sequence[Any] | None = None, **kwargs: Any) -> list[float]:
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
     items = [_item(d, s, g, e) for d, s, g, e in zip(data_sources, solution_strs, ground_truths, infos)]
-    return [reward_value(r) or 0.0 for r in score_items(items)]
+    return [reward_value(r) for r in score_items(items)]

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from harness.optional import require
+from harness.core.optional import require
 from harness.server.batcher import DynamicBatcher, Result
 from harness.server.observer import Recording, TrainingObserver
 from harness.server.openrlhf import ProtocolError, items_from_request, response_body

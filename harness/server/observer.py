@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.store import NewRun, RunStore
-from rewards.contract import Item, Score
+from harness.core.store import NewRun, RunKind, RunStore
+from rewards.contract import Item, Score, close_reward
 from rewards.sandbox import describe
 from trainers.hacking import HackingAlarm
 from trainers.step_metrics import final_metrics, step_values, update_values
@@ -48,10 +48,10 @@ class TrainingObserver:
         self.store = RunStore(recording.store_path)
         self.owns_run = not recording.run_id
         if self.owns_run:
-            from harness.evaluate import package_versions
+            from harness.core.versions import package_versions
 
             self.run_id = self.store.begin(NewRun(
-                kind="train", reward=reward_spec, suite=recording.name, data_source="reward server",
+                kind=RunKind.TRAIN, reward=reward_spec, suite=recording.name, data_source="reward server",
                 data_hash="", n_items=0, config={"recorded_by": "harness serve", "items_per_step": recording.items_per_step},
                 versions=package_versions(),
             ))
@@ -65,6 +65,7 @@ class TrainingObserver:
         self._scores: list[Score | None] = []
         self._update: dict[str, float] = {}
         self.step = 0
+        self.rollouts = 0
         self._began = time.perf_counter()
         self._thread = threading.Thread(target=self._work, name="training-observer", daemon=True)
         self._thread.start()
@@ -88,9 +89,10 @@ class TrainingObserver:
         self._thread.join(timeout)
         if self.owns_run:
             steps = self.store.steps(self.run_id)
-            self.store.complete(self.run_id, [], final_metrics(steps), time.perf_counter() - self._began)
-        if self._rule is not None and hasattr(self._rule, "close"):
-            self._rule.close()
+            self.store.complete(self.run_id, [], final_metrics(steps), time.perf_counter() - self._began,
+                                n_items=self.rollouts)
+        if self._rule is not None:
+            close_reward(self._rule)
 
     # -- the background thread -----------------------------------------------------------------------
     def _work(self) -> None:
@@ -106,6 +108,7 @@ class TrainingObserver:
                     self._update.update(update_values(entry[1]))
                 else:
                     items, scores = entry
+                    self.rollouts += len(items)
                     self._items += items
                     self._scores += scores
                     while self.items_per_step and len(self._items) >= self.items_per_step:

@@ -70,7 +70,7 @@ def response_body(results: Sequence[Score | Any]) -> dict[str, Any]:
     rewards, verdicts, failed, errors = [], [], [], []
     for r in results:
         ok = isinstance(r, Score)
-        rewards.append(reward_value(r) or 0.0)
+        rewards.append(reward_value(r))
         verdicts.append(1.0 if ok and r.verdict else 0.0)
         failed.append(0.0 if ok else 1.0)
         errors.append(None if ok else f"{r.reason}: {r.detail}")

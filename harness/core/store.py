@@ -1,0 +1,415 @@
+"""The run store: every evaluation is a run in one SQLite file.
+
+A run is inserted as ``running`` when it starts; its items and metrics are written, and its status set to
+``complete``, in one transaction at the end. So an interrupted run is either absent or marked ``running``
+/ ``interrupted`` / ``failed`` with no metrics: never half-written numbers. The schema is versioned in the
+``meta`` table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 3  # 2: the steps table (training runs); 3: items keep their detail, data_hash is a hash or ''
+
+STORE_ENV = "HARNESS_STORE"
+
+STATUS_RUNNING = "running"
+STATUS_COMPLETE = "complete"
+STATUS_FAILED = "failed"
+STATUS_INTERRUPTED = "interrupted"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reward TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    data_source TEXT NOT NULL,
+    data_hash TEXT NOT NULL,
+    n_items INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    versions TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    wall_seconds REAL,
+    error TEXT
+);
+CREATE TABLE IF NOT EXISTS items (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    uid TEXT,
+    category TEXT,
+    label INTEGER,
+    value REAL,
+    verdict INTEGER,
+    reason TEXT,
+    answer TEXT,
+    latency_s REAL,
+    detail TEXT,
+    PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value REAL,
+    higher_is_better INTEGER,
+    n INTEGER NOT NULL,
+    grp TEXT NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value REAL,
+    PRIMARY KEY (run_id, step, name)
+);
+"""
+
+
+class RunKind(str, Enum):
+    """What a run is; its value is what the store holds."""
+
+    REWARD_EVAL = "reward-eval"  # a reward scored on a labelled suite (harness eval)
+    POLICY_EVAL = "policy-eval"  # a policy's accuracy on math benchmarks (harness eval-policy)
+    TRAIN = "train"  # a policy trained with a reward (harness train, or a recorded served run)
+    RM_TRAIN = "rm-train"  # a reward model trained (harness train-rm)
+    SFT = "sft"  # a supervised warm-up (harness sft)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def content_hash(data: bytes | str) -> str:
+    """The short content hash a run records for its data (sha256, 16 hex digits)."""
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()[:16]
+
+
+class StoreError(LookupError):
+    """A run is unknown or ambiguous, or the store file is unusable."""
+
+
+def default_store_path() -> Path:
+    """``$HARNESS_STORE``, else ``runs.sqlite`` in the user's data directory."""
+    env = os.environ.get(STORE_ENV)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_path
+
+    return user_data_path("rl-reward-harness") / "runs.sqlite"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    name: str
+    value: float | None
+    higher_is_better: bool | None
+    n: int
+    group: str
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    idx: int
+    uid: str | None
+    category: str | None
+    label: bool | None
+    value: float | None
+    verdict: bool | None
+    reason: str
+    answer: str | None
+    latency_s: float | None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A stored run as every report reads it. ``data_hash`` is a content hash of the data ('' when the run has no
+    data file of its own); ``n_items`` counts what the run scored or trained on (items, prompts)."""
+
+    id: str
+    kind: RunKind
+    status: str
+    reward: str
+    suite: str
+    data_source: str
+    data_hash: str
+    n_items: int
+    config: dict[str, Any]
+    versions: dict[str, str]
+    created_at: str
+    finished_at: str | None
+    wall_seconds: float | None
+    error: str | None
+    metrics: list[MetricRow] = field(default_factory=list)
+
+    def metric(self, name: str) -> float | None:
+        for m in self.metrics:
+            if m.name == name:
+                return m.value
+        return None
+
+
+@dataclass(frozen=True)
+class NewRun:
+    kind: RunKind
+    reward: str
+    suite: str
+    data_source: str
+    data_hash: str
+    n_items: int
+    config: dict[str, Any]
+    versions: dict[str, str]
+
+
+def _bool_or_none(v: Any) -> bool | None:
+    return None if v is None else bool(v)
+
+
+class RunStore:
+    """A SQLite file of runs. Opened per operation, so one store object is safe to share across threads."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.executescript(_SCHEMA)
+            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path} has schema version {row[0]}, newer than this harness ({SCHEMA_VERSION}); "
+                    "upgrade the harness or use another --store"
+                )
+            elif int(row[0]) < SCHEMA_VERSION:
+                _migrate(db, int(row[0]))
+                db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            db.execute("PRAGMA foreign_keys = ON")
+            with db:  # commits on success, rolls back on any exception
+                yield db
+        finally:
+            db.close()
+
+    # -- writing ------------------------------------------------------------------------------
+    def begin(self, run: NewRun) -> str:
+        run_id = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO runs (id, kind, status, reward, suite, data_source, data_hash, n_items, config,"
+                " versions, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    run_id, RunKind(run.kind).value, STATUS_RUNNING, run.reward, run.suite, run.data_source, run.data_hash,
+                    run.n_items, json.dumps(run.config, sort_keys=True), json.dumps(run.versions, sort_keys=True),
+                    _now(),
+                ),
+            )
+        return run_id
+
+    def complete(
+        self, run_id: str, items: Sequence[ItemRow], metrics: Sequence[MetricRow], wall_seconds: float,
+        n_items: int | None = None,
+    ) -> None:
+        """Write items and metrics and mark the run complete, all in one transaction; ``n_items`` corrects the
+        count when it is known only at the end (problems a policy was evaluated on, rollouts a server saw)."""
+        with self._connect() as db:
+            status = db.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
+            if status is None or status[0] != STATUS_RUNNING:
+                raise StoreError(f"run {run_id} is not running (status {status and status[0]})")
+            db.executemany(
+                "INSERT INTO items (run_id, idx, uid, category, label, value, verdict, reason, answer, latency_s,"
+                " detail) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (run_id, it.idx, it.uid, it.category, _int(it.label), it.value, _int(it.verdict), it.reason,
+                     it.answer, it.latency_s, it.detail)
+                    for it in items
+                ],
+            )
+            if n_items is not None:
+                db.execute("UPDATE runs SET n_items=? WHERE id=?", (n_items, run_id))
+            db.executemany(
+                "INSERT INTO metrics VALUES (?,?,?,?,?,?)",
+                [(run_id, m.name, m.value, _int(m.higher_is_better), m.n, m.group) for m in metrics],
+            )
+            db.execute(
+                "UPDATE runs SET status=?, finished_at=?, wall_seconds=? WHERE id=?",
+                (STATUS_COMPLETE, _now(), wall_seconds, run_id),
+            )
+
+    def log_step(self, run_id: str, step: int, values: dict[str, float]) -> None:
+        """Per-step values of a training run; written as they come, so a crashed run keeps its curve."""
+        with self._connect() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO steps VALUES (?,?,?,?)",
+                [(run_id, step, k, None if v is None else float(v)) for k, v in values.items()],
+            )
+
+    def steps(self, ref: str) -> dict[int, dict[str, float | None]]:
+        run_id = self.resolve(ref)
+        with self._connect() as db:
+            rows = db.execute("SELECT step, name, value FROM steps WHERE run_id=? ORDER BY step", (run_id,)).fetchall()
+        out: dict[int, dict[str, float | None]] = {}
+        for step, name, value in rows:
+            out.setdefault(step, {})[name] = value
+        return out
+
+    def abort(self, run_id: str, status: str, error: str) -> None:
+        """Mark a run that will never complete (``failed`` or ``interrupted``); it keeps no numbers."""
+        with self._connect() as db:
+            db.execute(
+                "UPDATE runs SET status=?, finished_at=?, error=? WHERE id=? AND status=?",
+                (status, _now(), error[:2000], run_id, STATUS_RUNNING),
+            )
+
+    @contextmanager
+    def recording(self, run: NewRun) -> Iterator[str]:
+        """Begin ``run`` and guard it in one step; yields its id. The block completes it with :meth:`complete`;
+        an exception or Ctrl-C inside marks it ``failed`` / ``interrupted``, and a block that ends without
+        completing it marks it ``failed``: no run is left ``running`` by a caller's mistake."""
+        run_id = self.begin(run)
+        with self.guard(run_id):
+            yield run_id
+        self.abort(run_id, STATUS_FAILED, "the run ended without being completed")  # a no-op once complete
+
+    @contextmanager
+    def guard(self, run_id: str) -> Iterator[None]:
+        """Mark the run ``interrupted`` (Ctrl-C) or ``failed`` (any error) if the block raises, then re-raise."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            self.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
+            raise
+        except BaseException as exc:
+            self.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
+            raise
+
+    # -- reading ------------------------------------------------------------------------------
+    def resolve(self, ref: str) -> str:
+        """A full run id from an id, a unique prefix, or ``latest``."""
+        with self._connect() as db:
+            if ref == "latest":
+                row = db.execute("SELECT id FROM runs ORDER BY created_at DESC, id DESC LIMIT 1").fetchone()
+                if row is None:
+                    raise StoreError(f"no runs in {self.path}")
+                return row[0]
+            rows = db.execute("SELECT id FROM runs WHERE id LIKE ? ORDER BY id", (ref.replace("%", "") + "%",)).fetchall()
+        if not rows:
+            raise StoreError(f"no run {ref!r} in {self.path} (see `harness runs`)")
+        if len(rows) > 1:
+            raise StoreError(f"run {ref!r} is ambiguous: {', '.join(r[0] for r in rows[:5])} ...")
+        return rows[0][0]
+
+    def get(self, ref: str) -> RunRecord:
+        run_id = self.resolve(ref)
+        with self._connect() as db:
+            row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id=?", (run_id,)).fetchone()
+            metrics = db.execute(
+                "SELECT name, value, higher_is_better, n, grp FROM metrics WHERE run_id=? ORDER BY rowid", (run_id,)
+            ).fetchall()
+        return _run_from_row(row, [MetricRow(n, v, _bool_or_none(h), c, g) for n, v, h, c, g in metrics])
+
+    def runs(
+        self, *, suite: str | None = None, reward: str | None = None, status: str | None = None,
+        kind: str | None = None, limit: int = 50,
+    ) -> list[RunRecord]:
+        """Newest first, optionally filtered; metrics included."""
+        clauses: list[str] = []
+        args: list[Any] = []
+        for column, value in (("suite", suite), ("reward", reward), ("status", status), ("kind", kind)):
+            if value is not None:
+                clauses.append(f"{column}=?")
+                args.append(value)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._connect() as db:
+            ids = [
+                r[0]
+                for r in db.execute(
+                    f"SELECT id FROM runs {where} ORDER BY created_at DESC, id DESC LIMIT ?", (*args, limit)
+                )
+            ]
+        return [self.get(i) for i in ids]
+
+    def training_run_for(self, model: str | os.PathLike[str]) -> RunRecord | None:
+        """The newest complete training run whose output folder holds ``model`` (its ``final`` or a checkpoint).
+
+        This is how a policy evaluation learns which base policy and which reward produced the weights it scores,
+        without the user restating them.
+        """
+        target = Path(model).expanduser().resolve()
+        with self._connect() as db:
+            ids = [r[0] for r in db.execute(
+                "SELECT id FROM runs WHERE kind='train' AND status=? ORDER BY created_at DESC, id DESC", (STATUS_COMPLETE,)
+            )]
+        for run_id in ids:
+            run = self.get(run_id)
+            output = run.config.get("output")
+            if output and Path(output).expanduser().resolve() in (target, *target.parents):
+                return run
+        return None
+
+    def items(self, ref: str) -> list[ItemRow]:
+        run_id = self.resolve(ref)
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT idx, uid, category, label, value, verdict, reason, answer, latency_s, detail FROM items"
+                " WHERE run_id=? ORDER BY idx",
+                (run_id,),
+            ).fetchall()
+        return [
+            ItemRow(i, u, c, _bool_or_none(lab), v, _bool_or_none(ver), r, a, lat, d or "")
+            for i, u, c, lab, v, ver, r, a, lat, d in rows
+        ]
+
+
+_RUN_COLUMNS = (
+    "id, kind, status, reward, suite, data_source, data_hash, n_items, config, versions, created_at,"
+    " finished_at, wall_seconds, error"
+)
+
+
+def _run_from_row(row: Sequence[Any], metrics: list[MetricRow]) -> RunRecord:
+    (rid, kind, status, reward, suite, source, dhash, n, config, versions, created, finished, wall, error) = row
+    return RunRecord(
+        rid, RunKind(kind), status, reward, suite, source, dhash, n, json.loads(config), json.loads(versions), created,
+        finished, wall, error, metrics,
+    )
+
+
+def _int(v: bool | None) -> int | None:
+    return None if v is None else int(v)
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring a store of an older schema up to date, keeping its runs (the schema script added new tables)."""
+    if version < 3:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(items)")}
+        if "detail" not in columns:
+            db.execute("ALTER TABLE items ADD COLUMN detail TEXT")
+        # data_hash once held "prompts:N" (training runs, whose n_items held max_steps), "limit:N" or "rows:N"
+        for run_id, value in db.execute("SELECT id, data_hash FROM runs WHERE data_hash LIKE 'prompts:%'").fetchall():
+            db.execute("UPDATE runs SET n_items=? WHERE id=?", (int(value.split(":", 1)[1]), run_id))
+        db.execute("UPDATE runs SET data_hash='' WHERE data_hash LIKE 'prompts:%' OR data_hash LIKE 'limit:%'"
+                   " OR data_hash LIKE 'rows:%'")

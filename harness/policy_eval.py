@@ -1,0 +1,181 @@
+"""Policy evaluation on the math benchmarks through lm-eval, scored by the harness's rule reward.
+
+``simple_evaluate`` runs the project's own task YAML (``suites/tasks``) through ``include_path``. The task files
+are written at run time into a temporary folder, next to the data normalised by :mod:`suites.math_benchmarks`,
+because lm-eval's ``json`` loader needs absolute file paths. Presets: ``cooper`` (temperature 0.7, top-p 0.95,
+8 samples per problem, mean accuracy: Cooper's protocol) and ``greedy``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.core.optional import require
+from harness.core.progress import ProgressLog
+from rewards.contract import Item
+from rewards.lazy import LazyReward
+from suites.math_benchmarks import normalised_records, task_name
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "cooper": {"repeats": 8, "generation": {"do_sample": True, "temperature": 0.7, "top_p": 0.95}},
+    "greedy": {"repeats": 1, "generation": {"do_sample": False}},
+}
+
+RULE = LazyReward(lambda: "rule")
+log = logging.getLogger("harness")
+
+
+def close_rule_reward() -> None:
+    RULE.close()
+
+
+class _Scored:
+    """Problems scored so far in this process's policy evaluation, for the progress lines."""
+
+    lines: ProgressLog | None = None
+    done = 0
+    per_benchmark: dict[str, int] = {}
+
+
+def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, float]:
+    """Mean rule-reward accuracy over the samples lm-eval generated for one problem."""
+    responses = [r if isinstance(r, str) else str(r) for r in (results[0] if results and isinstance(results[0], list) else results)]
+    scores = RULE.get().score([Item(doc["prompt"], doc["answer"], text) for text in responses])
+    if _Scored.lines is not None:
+        _Scored.done += 1
+        _Scored.lines.update(_Scored.done)
+    return {"accuracy": sum(s.verdict is True for s in scores) / max(1, len(scores))}
+
+
+@dataclass(frozen=True)
+class PolicyEvalRequest:
+    model: str
+    benchmarks: tuple[str, ...]
+    backend: str = "hf"  # lm-eval model type: hf, vllm, local-chat-completions
+    model_args: str = ""
+    preset: str = "cooper"
+    limit: int | None = None
+    max_gen_toks: int = 512
+    batch_size: int = 8
+    base_policy: str = ""  # the untrained policy these weights came from; found in the store when empty
+    trained_with: str = ""  # the reward spec they were trained with; "" for an untrained policy
+
+
+def write_tasks(folder: Path, request: PolicyEvalRequest) -> list[str]:
+    """Normalised data plus one task YAML per benchmark (including the shipped base) into ``folder``."""
+    if request.preset not in PRESETS:
+        raise ValueError(f"unknown preset {request.preset!r}; choose {', '.join(PRESETS)}")
+    preset = PRESETS[request.preset]
+    tasks_dir = resources.files("suites") / "tasks"
+    for name in ("_harness_math.yaml", "harness_tasks.py"):
+        (folder / name).write_bytes((tasks_dir / name).read_bytes())
+    names = []
+    for bench in request.benchmarks:
+        name = task_name(bench)
+        if name in names:
+            raise ValueError(f"benchmark {bench!r} is given twice (as task {name})")
+        data = folder / f"{name}.jsonl"
+        records = normalised_records(bench, request.limit)
+        with data.open("w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        task = {
+            "include": "_harness_math.yaml",
+            "task": name,
+            "dataset_kwargs": {"data_files": {"test": str(data)}},
+            "repeats": preset["repeats"],
+            "generation_kwargs": {"until": [], "max_gen_toks": request.max_gen_toks, **preset["generation"]},
+            "filter_list": [{"name": "all", "filter": [{"function": "take_first_k", "k": preset["repeats"]}]}],
+        }
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(task, sort_keys=False))
+        names.append(name)
+    return names
+
+
+def _default_model_args(request: PolicyEvalRequest) -> str:
+    args = f"pretrained={request.model}"
+    if request.backend == "hf":
+        torch = require("torch", "policy evaluation with the hf backend")
+        if not torch.cuda.is_available():  # lm-eval's hf model defaults to cuda
+            args += ",device=cpu,dtype=float32"
+    return args
+
+
+def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
+    """Accuracy per benchmark (mean over problems of the mean over samples)."""
+    lm_eval = require("lm_eval", "policy evaluation")
+    from lm_eval.tasks import TaskManager
+
+    folder = Path(tempfile.mkdtemp(prefix="harness-tasks-"))
+    log.info("eval-policy: generating with %s on %s (lm-eval), then scoring with the rule reward",
+             request.model, ", ".join(request.benchmarks))
+    _Scored.lines, _Scored.done, _Scored.per_benchmark = ProgressLog("eval-policy: scored", "problems"), 0, {}
+    try:
+        tasks = write_tasks(folder, request)
+        args = request.model_args or _default_model_args(request)
+        results = lm_eval.simple_evaluate(
+            model=request.backend, model_args=args, tasks=tasks, batch_size=request.batch_size,
+            task_manager=TaskManager(include_path=str(folder)), apply_chat_template=True, log_samples=False,
+        )
+        out = {}
+        for bench, task in zip(request.benchmarks, tasks):
+            metrics = results["results"][task]
+            key = next((k for k in ("accuracy,all", "accuracy,none") if k in metrics), None)
+            if key is None:  # lm-eval renamed its keys: fail rather than store a NaN accuracy
+                raise RuntimeError(f"lm-eval's results for {task} have no accuracy (keys: {', '.join(sorted(metrics))}); "
+                                   f"this lm-eval version reports metrics under other names")
+            out[bench] = float(metrics[key])
+            samples = results.get("n-samples", {}).get(task, {})
+            _Scored.per_benchmark[bench] = int(samples.get("effective", samples.get("original", 0)) or 0)
+        return out
+    finally:
+        _Scored.lines = None
+        close_rule_reward()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def with_lineage(request: PolicyEvalRequest, store: Any, name: str = "") -> PolicyEvalRequest:
+    """Fill in the base policy and training reward from the training run that wrote ``request.model``.
+
+    ``name`` is how the user named the policy (``smollm2-135m`` rather than its cache folder). Values the user
+    gave are kept; a policy no training run wrote is its own base, trained with nothing.
+    """
+    if request.base_policy and request.trained_with:
+        return request
+    trained = store.training_run_for(request.model) if Path(request.model).exists() else None
+    base = request.base_policy or (str(trained.config.get("policy", "")) if trained else "") or name or request.model
+    reward = request.trained_with or (trained.reward if trained else "")
+    return replace(request, base_policy=base, trained_with=reward)
+
+
+def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
+    """Run :func:`evaluate_policy` and store it as a ``policy-eval`` run (Table 3 columns, Avg = mean)."""
+    import time
+
+    from harness.core.store import MetricRow, NewRun, RunKind
+    from harness.core.versions import package_versions
+    from suites.math_benchmarks import display_name
+
+    began = time.perf_counter()
+    with store.recording(NewRun(
+        kind=RunKind.POLICY_EVAL, reward="rule", suite="math:" + ",".join(request.benchmarks),
+        data_source=request.model, data_hash="", n_items=0, config={**request.__dict__},
+        versions=package_versions(),
+    )) as run_id:
+        accuracy = evaluate_policy(request)
+        counts = dict(_Scored.per_benchmark)
+        rows = [MetricRow(f"accuracy/{display_name(b)}", v, True, counts.get(b, 0), "by_category")
+                for b, v in accuracy.items()]
+        rows.append(MetricRow("accuracy", sum(accuracy.values()) / len(accuracy), True, sum(counts.values()), "overall"))
+        store.complete(run_id, [], rows, time.perf_counter() - began, n_items=sum(counts.values()))
+    return store.get(run_id)

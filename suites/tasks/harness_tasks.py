@@ -1,3 +1,0 @@
-"""lm-eval's hook into the harness: results are scored by the rule reward."""
-
-from suites.math_eval import process_results  # noqa: F401

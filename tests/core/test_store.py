@@ -1,0 +1,136 @@
+"""The run store never reports numbers for a run that did not finish."""
+
+import sqlite3
+
+import pytest
+
+from harness.core.store import ItemRow, MetricRow, NewRun, RunStore, StoreError
+from harness.evaluate import EvalRequest, evaluate_reward
+from rewards import REWARDS, Score
+
+
+def new_run(**over):
+    base = dict(kind="reward-eval", reward="rule", suite="sample", data_source="x", data_hash="h", n_items=1,
+                config={}, versions={})
+    base.update(over)
+    return NewRun(**base)
+
+
+def test_complete_run_round_trip(store):
+    run_id = store.begin(new_run())
+    store.complete(
+        run_id,
+        [ItemRow(0, "u", "Numeric", True, 1.0, True, "verified", "42", 0.01)],
+        [MetricRow("accuracy", 1.0, True, 1, "overall")],
+        wall_seconds=0.5,
+    )
+    run = store.get(run_id[:12])
+    assert run.status == "complete" and run.metric("accuracy") == 1.0 and run.wall_seconds == 0.5
+    assert store.items(run_id)[0].answer == "42"
+    assert store.resolve("latest") == run_id
+    with pytest.raises(StoreError, match="not running"):
+        store.complete(run_id, [], [], 0.0)
+
+
+def test_failed_write_rolls_back_items_and_metrics(store):
+    run_id = store.begin(new_run())
+    duplicate = ItemRow(0, "u", "c", True, 1.0, True, "", None, 0.0)
+    with pytest.raises(sqlite3.IntegrityError):
+        store.complete(run_id, [duplicate, duplicate], [MetricRow("accuracy", 1.0, True, 1, "overall")], 0.1)
+    run = store.get(run_id)
+    assert run.status == "running" and run.metrics == [] and store.items(run_id) == []
+
+
+def test_unknown_and_ambiguous_refs(store):
+    with pytest.raises(StoreError, match="no runs"):
+        store.resolve("latest")
+    a, b = store.begin(new_run()), store.begin(new_run())
+    with pytest.raises(StoreError, match="ambiguous"):
+        store.resolve(a[:4])
+    with pytest.raises(StoreError, match="no run 'zzz'"):
+        store.get("zzz")
+    assert {r.id for r in store.runs()} == {a, b}
+
+
+class ExplodesOnSecondBatch:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def score(self, items):
+        self.calls += 1
+        if self.calls == 2:
+            raise RuntimeError("model server went away")
+        return [Score.correct() for _ in items]
+
+
+class InterruptedOnSecondBatch(ExplodesOnSecondBatch):
+    def score(self, items):
+        if self.calls == 1:
+            raise KeyboardInterrupt
+        return super().score(items)
+
+
+@pytest.mark.parametrize("reward_cls, status, exc", [
+    (ExplodesOnSecondBatch, "failed", RuntimeError), (InterruptedOnSecondBatch, "interrupted", KeyboardInterrupt),
+])
+def test_interrupted_evaluation_leaves_a_marked_run_without_numbers(store, reward_cls, status, exc):
+    REWARDS.register("explodes-for-test", reward_cls)
+    try:
+        with pytest.raises(exc):
+            evaluate_reward(EvalRequest("explodes-for-test", "sample", batch_size=8), store)
+    finally:
+        REWARDS.unregister("explodes-for-test")
+    [run] = store.runs()
+    assert run.status == status and run.metrics == [] and store.items(run.id) == []
+    assert run.error
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "s.sqlite"
+    RunStore(path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    with pytest.raises(StoreError, match="newer than this harness"):
+        RunStore(path)
+
+
+def test_recording_never_leaves_a_run_running(store):
+    with store.recording(new_run()) as done:
+        store.complete(done, [], [], 1.0)
+    with store.recording(new_run()) as forgotten:
+        pass  # a caller that forgets to complete
+    with pytest.raises(TypeError):
+        with store.recording(new_run()) as broken:
+            raise TypeError("a bad option, after the run began")
+    assert [store.get(r).status for r in (done, forgotten, broken)] == ["complete", "failed", "failed"]
+    assert store.get(broken).error == "TypeError: a bad option, after the run began"
+
+
+def test_a_schema_2_store_opens_migrated_with_its_runs(tmp_path):
+    """A store written before schema 3: items without detail, data_hash holding counts, n_items holding max_steps."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '2');
+        CREATE TABLE runs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL, reward TEXT NOT NULL,
+            suite TEXT NOT NULL, data_source TEXT NOT NULL, data_hash TEXT NOT NULL, n_items INTEGER NOT NULL,
+            config TEXT NOT NULL, versions TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT,
+            wall_seconds REAL, error TEXT);
+        CREATE TABLE items (run_id TEXT NOT NULL, idx INTEGER NOT NULL, uid TEXT, category TEXT, label INTEGER,
+            value REAL, verdict INTEGER, reason TEXT, answer TEXT, latency_s REAL, PRIMARY KEY (run_id, idx));
+        INSERT INTO runs VALUES ('r1', 'train', 'complete', 'rule', 'gsm8k', 'gsm8k', 'prompts:400', 40, '{}', '{}',
+            '2026-11-20T00:00:00+00:00', NULL, 1.0, NULL);
+        INSERT INTO runs VALUES ('r2', 'reward-eval', 'complete', 'rule', 'sample', 'x', 'abc123', 2, '{}', '{}',
+            '2026-11-20T00:00:01+00:00', NULL, 1.0, NULL);
+        INSERT INTO items VALUES ('r2', 0, 'a', 'A', 1, 1.0, 1, 'verified', '4', 0.1);
+    """)
+    db.commit()
+    db.close()
+    store = RunStore(path)
+    train, evaluation = store.get("r1"), store.get("r2")
+    assert (train.kind, train.data_hash, train.n_items) == ("train", "", 400)  # the prompts, not max_steps
+    assert evaluation.data_hash == "abc123" and store.items("r2")[0].detail == ""
+    run_id = store.begin(new_run())
+    store.complete(run_id, [ItemRow(0, "u", "A", True, 0.0, False, "timeout", None, 2.0, "killed after 2s")], [], 1.0)
+    assert store.items(run_id)[0].detail == "killed after 2s"  # the cause of a failure is kept

@@ -1,0 +1,76 @@
+"""The harness command, through click's runner, on the packaged suite and the real VerifyBench-Hard subset."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.core.store import RunStore
+
+from ..conftest import VERIFYBENCH_HARD
+
+
+@pytest.fixture
+def run_cli(tmp_path):
+    store_path = tmp_path / "runs.sqlite"
+
+    def invoke(*args):
+        result = CliRunner().invoke(main, ["--store", str(store_path), *args], catch_exceptions=False)
+        return result
+
+    invoke.store = lambda: RunStore(store_path)
+    return invoke
+
+
+def test_eval_sample_prints_table_and_stores_run(run_cli):
+    result = run_cli("eval", "--reward", "rule", "--suite", "sample", "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    assert "Numeric" in result.output and "AVG" in result.output and "accuracy" in result.output
+    [run] = run_cli.store().runs()
+    assert run.status == "complete" and run.suite == "sample" and run.metric("accuracy") > 0.9
+    assert "math-verify" in run.versions and run.data_hash.startswith("sha256:")
+
+
+def test_eval_verifybench_hard_per_type_table(run_cli, data_root):
+    result = run_cli("eval", "--reward", "rule", "--suite", "verifybench-hard", "--data", str(VERIFYBENCH_HARD),
+                     "--format", "json")
+    assert result.exit_code == 0, result.output
+    category, metrics = json.loads(result.stdout)
+    assert "accuracy" in {row["metric"] for row in metrics["rows"]}
+    [row] = category["rows"]
+    assert set(row) == {"run", "reward", "Numeric", "Expression", "Multi-choice", "String", "AVG"}
+    assert all(0.0 <= row[k] <= 1.0 for k in ("Numeric", "Expression", "Multi-choice", "String", "AVG"))
+    run = run_cli.store().get(row["run"])
+    assert run.n_items == 316 and len(run_cli.store().items(run.id)) == 316
+
+
+def test_runs_show_compare(run_cli):
+    assert run_cli("eval", "--reward", "rule", "--suite", "sample", "--limit", "10").exit_code == 0
+    assert run_cli("eval", "--reward", "rule:fallback_chars=0", "--suite", "sample", "--limit", "10").exit_code == 0
+    runs = run_cli.store().runs()
+    listing = run_cli("runs", "--format", "csv")
+    assert listing.exit_code == 0 and all(r.id in listing.output for r in runs)
+    shown = run_cli("show", "latest", "--items", "--format", "markdown")
+    assert shown.exit_code == 0 and "Items" in shown.output and "verified" in shown.output
+    compared = run_cli("compare", runs[1].id, runs[0].id, "--format", "csv")
+    assert compared.exit_code == 0 and "accuracy" in compared.output
+
+
+def test_user_errors_are_one_clear_line(run_cli):
+    typo = run_cli("eval", "--reward", "rul", "--suite", "sample")
+    assert typo.exit_code == 1 and "did you mean 'rule'" in typo.output and "Traceback" not in typo.output
+    bad_key = run_cli("eval", "--reward", "rule:timout=3", "--suite", "sample")
+    assert bad_key.exit_code == 1 and "no option 'timout'; did you mean 'timeout'" in bad_key.output
+    missing = run_cli("eval", "--reward", "rule", "--suite", "verifybench-hard", "--data", "nowhere/x.jsonl")
+    assert missing.exit_code == 1 and "looked in" in missing.output
+    assert run_cli.store().runs() == []  # nothing was recorded for runs that could not start
+
+
+def test_ls_and_validate(run_cli, data_root):
+    listing = run_cli("ls")
+    assert listing.exit_code == 0 and "rule" in listing.output and "verifybench-hard" in listing.output
+    generators = run_cli("ls", "generators")
+    assert generators.exit_code == 0 and "transformers" in generators.output and "openai" in generators.output
+    ok = run_cli("validate", "--reward", "rule:timeout=3", "--suite", "processbench")
+    assert ok.exit_code == 0 and "1400 items" in ok.output

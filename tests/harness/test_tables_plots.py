@@ -1,0 +1,87 @@
+"""Paper-layout tables against golden files (made by tools/make_golden_tables.py), and the figures."""
+
+import pytest
+
+from harness.core.store import NewRun
+from tools.make_golden_tables import CASES, GOLDEN, render
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tables_match_the_golden_files(store, data_root, name):
+    for ext, text in render(store, name).items():
+        assert text == (GOLDEN / f"{name}.{ext}").read_text(), f"{name}.{ext} changed; see tools/make_golden_tables.py"
+
+
+def test_cooper_rl_layout_from_policy_runs(store):
+    from harness.core.store import MetricRow
+    from harness.tables import paper_table
+
+    run_id = store.begin(NewRun("policy-eval", "rule", "math:gsm8k,svamp", "/cache/q", "h", 2,
+                                {"base_policy": "Qwen2.5-1.5B-Instruct", "trained_with": "cooper:model=rm"}, {}))
+    store.complete(run_id, [], [MetricRow("accuracy/GSM8K", 0.7, True, 1, "by_category"),
+                                MetricRow("accuracy/SVAMP", 0.5, True, 1, "by_category")], 1.0)
+    table = paper_table("cooper-rl", [store.get(run_id)])
+    assert table.headers == ["Policy", "Trained with", "GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "Avg"]
+    assert table.rows[0][:2] == ["Qwen2.5-1.5B-Instruct", "cooper:model=rm"] and table.rows[0][-1] == pytest.approx(0.6)
+    assert table.cell(0, 4) == "—"  # not run
+
+
+def test_figures_are_written(store, tmp_path, data_root):
+    from harness import plots
+    from harness.evaluate import EvalRequest, evaluate_reward
+
+    pytest.importorskip("matplotlib", reason="the plots extra is part of the test environment")
+    eval_run = evaluate_reward(EvalRequest("rule", "sample"), store)
+    train_id = store.begin(NewRun("train", "cooper:model=m", "gsm8k", "gsm8k", "h", 3, {}, {}))
+    for step in (1, 2, 3):
+        store.log_step(train_id, step, {"train_reward": 0.2 * step, "rule_accuracy": 0.1 * step,
+                                        "heldout_accuracy": 0.05 * step, "rm_probe_accuracy": 0.6 + 0.05 * step})
+    written = (plots.training_dynamics(store, [train_id], tmp_path / "dyn")
+               + plots.reward_model_accuracy(store, [train_id], tmp_path / "rm")
+               + plots.score_distribution(store, [eval_run.id, eval_run.id], tmp_path / "scores"))
+    assert [p.suffix for p in written] == [".png", ".svg"] * 3
+    assert all(p.stat().st_size > 1000 for p in written)
+
+
+def test_plot_command_writes_each_kind(store, tmp_path, data_root):
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    from harness.evaluate import EvalRequest, evaluate_reward
+
+    pytest.importorskip("matplotlib", reason="the plots extra is part of the test environment")
+    run = evaluate_reward(EvalRequest("rule", "sample"), store)
+    result = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", "scores", run.id,
+                                       "--output", str(tmp_path / "fig" / "scores")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == [str(tmp_path / "fig" / "scores.png"), str(tmp_path / "fig" / "scores.svg")]
+    missing = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", "training", "nope",
+                                        "--output", str(tmp_path / "t")])
+    assert missing.exit_code == 1 and "no run 'nope'" in missing.output
+
+
+def test_training_layout_and_figures_aggregate_seeds(store, tmp_path):
+    from harness import plots
+    from harness.tables import paper_table
+    from trainers.step_metrics import final_metrics
+
+    pytest.importorskip("matplotlib", reason="the plots extra is part of the test environment")
+    ids = []
+    for reward, held, alarm in (("cooper:model=m", 0.5, None), ("cooper:model=m", 0.7, None), ("verifyrm:model=m", 0.1, 3)):
+        with store.recording(NewRun("train", reward, "d", "d", "", 3, {}, {})) as run_id:
+            for step in (1, 2, 3):
+                values = {"train_reward": 0.5, "rule_accuracy": 0.4, "rm_probe_accuracy": 0.6, "rm_valid_pairs": 8.0}
+                if step == 3:
+                    values["heldout_accuracy"] = held
+                if alarm == step:
+                    values["hacking_alarm"] = 1.0
+                store.log_step(run_id, step, values)
+            store.complete(run_id, [], final_metrics(store.steps(run_id)), 1.0)
+        ids.append(run_id)
+    table = paper_table("training", [store.get(i) for i in ids])
+    cooper, static = table.rows
+    assert cooper[:3] == ["cooper:model=m", 2, pytest.approx(0.6)] and cooper[3] == pytest.approx(0.1414, abs=1e-3)
+    assert cooper[-2] == 8.0 and cooper[-1] == "0/2"
+    assert static[1] == 1 and static[-1] == "1/1 (steps 3)"
+    written = plots.training_dynamics(store, ids, tmp_path / "dyn") + plots.reward_model_accuracy(store, ids, tmp_path / "rm")
+    assert all(p.stat().st_size > 1000 for p in written)

@@ -1,0 +1,153 @@
+"""The cooper reward on a tiny real classifier: pairs from rule-verified rollouts, the pairwise update, the
+three negative sources, checkpoints and resume."""
+
+import pickle
+
+import pytest
+
+from rewards import Item, build_reward
+from rewards.cooper import CooperReward, _group_by_prompt
+from rewards.cooper_negatives import perturb_final_answer
+
+from ..models import require_packaged_smollm2, tiny_classifier
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    return tiny_classifier(tmp_path_factory.mktemp("cooper-base"), seed=3)
+
+
+def rollouts():
+    """Two prompts with four rollouts each: some correct, some not (by the rule reward)."""
+    q1, q2 = "Tom has 3 apples and buys 4 more. How many?", "What is 6 times 7?"
+    return [
+        Item(q1, "7", "3 + 4 = 7 apples.\n#### 7"),
+        Item(q1, "7", "3 + 4 = 8 apples.\n#### 8"),
+        Item(q1, "7", "He has \\boxed{7} apples."),
+        Item(q1, "7", "I think \\boxed{12}."),
+        Item(q2, "42", "6 * 7 = 42, so the answer is \\boxed{42}."),
+        Item(q2, "42", "6 * 7 = 36, so \\boxed{36}."),
+        Item(q2, "42", "Six sevens are 42.\n#### 42"),
+        Item(q2, "42", "Not sure."),
+    ]
+
+
+@pytest.mark.parametrize("completion, expected", [
+    ("so \\boxed{7}.", "so \\boxed{8}."),
+    ("x \\boxed{\\frac{1}{2}} y", "x \\boxed{\\frac{3}{2}} y"),
+    ("pick \\boxed{B}", "pick \\boxed{C}"),
+    ("work\n#### 42", "work\n#### 43"),
+    ("no answer here", None),
+])
+def test_perturb_final_answer(completion, expected):
+    assert perturb_final_answer(completion) == expected
+
+
+def test_groups_by_prompt_or_prompt_id():
+    items = rollouts()
+    assert _group_by_prompt(items) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    tagged = [Item("q", "r", "c", {"prompt_id": i % 2}) for i in range(4)]
+    assert _group_by_prompt(tagged) == [[0, 2], [1, 3]]
+
+
+@pytest.mark.parametrize("source", ["perturb", "group"])
+def test_pairs_are_rule_correct_positives_and_rule_incorrect_negatives(base, source):
+    reward = CooperReward(str(base), negatives=source)
+    try:
+        items = rollouts()
+        verdicts = [s.verdict for s in reward.rule.score(items)]
+        assert verdicts == [True, False, True, False, True, False, True, False]
+        pairs = reward.make_pairs(items, _group_by_prompt(items), verdicts)
+        assert [p.positive for p in pairs] == [items[0], items[4]]  # the first correct rollout of each group
+        checks = reward.rule.score([p.negative for p in pairs])
+        assert all(c.verdict is False for c in checks)
+        if source == "group":
+            assert [p.negative.completion for p in pairs] == [items[1].completion, items[5].completion]
+    finally:
+        reward.close()
+
+
+def test_groups_without_a_correct_rollout_are_masked(base):
+    reward = CooperReward(str(base), negatives="perturb")
+    try:
+        wrong_only = [Item("q", "5", "\\boxed{6}"), Item("q", "5", "\\boxed{4}")]
+        assert reward.learn(wrong_only, reward.score(wrong_only)) == {"groups": 1.0, "valid_pairs": 0.0}
+    finally:
+        reward.close()
+
+
+def test_updates_widen_the_margin_and_resume_from_checkpoint(base, tmp_path):
+    ckpt = tmp_path / "cooper-ckpt"
+    reward = build_reward(f"cooper:model={base},negatives=perturb,learning_rate=1e-3,checkpoint_dir={ckpt},checkpoint_every=1")
+    try:
+        items = rollouts()
+        first = reward.learn(items, reward.score(items))
+        for _ in range(5):
+            last = reward.learn(items, reward.score(items))
+        assert first["valid_pairs"] == 2.0 and last["margin"] > first["margin"] and last["loss"] < first["loss"]
+        assert reward.step == 6 and (ckpt / "state.json").is_file()
+        before = [s.value for s in reward.score(items)]
+    finally:
+        reward.close()
+    resumed = CooperReward(str(base), negatives="perturb", checkpoint_dir=str(ckpt))
+    try:
+        assert [s.value for s in resumed.score(items)] == pytest.approx(before, abs=1e-5)
+        resumed.learn(items, resumed.score(items))
+        assert resumed.step == 7  # counted on from the checkpoint, optimizer state restored
+    finally:
+        resumed.close()
+
+
+def test_the_trainer_probe_is_the_rewards_accuracy_after_each_update(base, data_root):
+    from trainers.grpo import RewardBridge, StepRecords, probe_items
+
+    reward = CooperReward(str(base), negatives="group")
+    records = StepRecords()
+    bridge = RewardBridge(reward, records, probe=probe_items("sample", 10))
+    try:
+        items = rollouts()
+        bridge([it.question for it in items], [it.completion for it in items], [it.reference for it in items])
+        values = records.drain()
+        assert 0.0 <= values["rm_probe_accuracy"] <= 1.0 and values["rm_valid_pairs"] == 2.0
+    finally:
+        bridge.rule.close()
+        reward.close()
+
+
+def test_released_options_discrete_reward_and_negative_checked_against_the_positive(base):
+    reward = CooperReward(str(base), negatives="perturb", discrete=True, negative_check="positive", warmup_updates=4)
+    try:
+        assert {s.value for s in reward.score(rollouts())} <= {0.0, 1.0}
+        # the released check: a negative is valid when it differs from the positive's answer
+        positive = Item("What is 3+4?", "7", "3 + 4 = 7, so \\boxed{7}")
+        assert reward._check_item(positive, "\\boxed{8}").reference == positive.completion
+        metrics = reward.learn(rollouts(), reward.score(rollouts()))
+        assert metrics["valid_pairs"] == 2.0 and reward.optimizer.param_groups[0]["lr"] == pytest.approx(1e-5 / 4)
+    finally:
+        reward.close()
+
+
+def test_configuration_errors_and_single_owner(base):
+    with pytest.raises(ValueError, match="assistant=MODEL"):
+        CooperReward(str(base))
+    reward = CooperReward(str(base), negatives="group")
+    try:
+        with pytest.raises(TypeError, match="owns its weights"):
+            pickle.dumps(reward)
+    finally:
+        reward.close()
+
+
+@pytest.mark.slow
+def test_assistant_negatives_from_a_real_small_llm(base):
+    require_packaged_smollm2()
+    reward = CooperReward(str(base), negatives="assistant", assistant="smollm2-135m", assistant_max_tokens=64, max_tries=2)
+    try:
+        items = rollouts()
+        verdicts = [s.verdict for s in reward.rule.score(items)]
+        pairs = reward.make_pairs(items, _group_by_prompt(items), verdicts)
+        assert len(pairs) <= 2
+        assert all(c.verdict is False for c in reward.rule.score([p.negative for p in pairs]))
+        assert all(p.negative.completion != p.positive.completion for p in pairs)
+    finally:
+        reward.close()

@@ -1,0 +1,61 @@
+import pytest
+
+from harness.core.answers import boxed_answers
+from rewards.extract import choice_letter, extract_final_answer, normalize_text, plain_number
+
+
+@pytest.mark.parametrize(
+    "completion, text, rule",
+    [
+        ("so \\boxed{42}.", "42", "boxed"),
+        ("first \\boxed{1} then \\boxed{\\frac{1}{2}}", "\\frac{1}{2}", "boxed"),
+        ("nested \\boxed{\\frac{a}{b^{2}}}", "\\frac{a}{b^{2}}", "boxed"),
+        ("\\fbox{7}", "7", "boxed"),
+        ("bare \\boxed 5.", "5", "boxed"),
+        ("3 + 4 = 7\n#### 7", "7", "gsm8k"),
+        ("so 1,200 sheep\n#### 1,200", "1,200", "gsm8k"),
+        ("The answer is $18.", "18", "answer_is"),
+        ("Thus the final answer is: \\(x+1\\).", "x+1", "answer_is"),
+        ("**Answer:** Disproved", "Disproved", "answer_is"),
+        ("The correct answer is (B). It fits.", "(B)", "answer_is"),
+        ("long reasoning\n</think>\n\nK", "K", "tail"),
+        ("<think>The answer is 3</think>\nThe answer is 4", "4", "answer_is"),
+    ],
+)
+def test_extraction_table(completion, text, rule):
+    found = extract_final_answer(completion)
+    assert found is not None and (found.text, found.rule) == (text, rule)
+
+
+def test_no_anchor_in_long_text_is_none():
+    assert extract_final_answer("I am not sure what to do here, let me think about it more " * 5) is None
+
+
+def test_unbalanced_and_huge_inputs_are_linear():
+    assert boxed_answers("\\boxed{" * 200_000) == []
+    deep = "\\boxed{" + "{" * 50_000 + "1" + "}" * 50_000 + "}"
+    assert boxed_answers(deep)[0].startswith("{{{")
+    assert extract_final_answer("x" * 1_000_000 + " The answer is 3") is not None
+
+
+@pytest.mark.parametrize(
+    "answer, exact, letter",
+    [("B", True, "B"), ("(B)", True, "B"), ("B.", True, "B"), ("\\text{(C)}", True, "C"), ("Bob", True, None),
+     ("(B) 12 apples", False, "B"), ("B) twelve", False, "B"), ("Because", False, None), ("12", False, None)],
+)
+def test_choice_letter(answer, exact, letter):
+    assert choice_letter(answer, exact=exact) == letter
+
+
+@pytest.mark.parametrize(
+    "answer, number",
+    [("1,234", "1234"), ("\\$18", "18"), ("$18$", "18"), ("-0.5", "-0.5"), (".5", ".5"), ("18.", "18"),
+     ("10\\%", None), ("1/2", None), ("x", None), ("5^{5}", None)],
+)
+def test_plain_number(answer, number):
+    assert plain_number(answer) == number
+
+
+def test_normalize_text():
+    assert normalize_text("\\text{Apple  Pear}.") == "apple pear"
+    assert normalize_text("**Tuesday**") == "tuesday"

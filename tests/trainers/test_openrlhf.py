@@ -1,0 +1,76 @@
+"""The openrlhf trainer's command line, checked against OpenRLHF 0.11's own argument definitions."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from trainers.grpo import GRPORunConfig
+from trainers.openrlhf_backend import OpenRLHFTrainer, openrlhf_args
+from trainers.openrlhf_flags import FlagError, check_command, openrlhf_source, read_flags
+
+
+@pytest.fixture(scope="module")
+def flags():
+    try:
+        source = openrlhf_source()
+    except FileNotFoundError as exc:
+        pytest.fail(f"{exc} (tox installs it)")
+    return read_flags(source)
+
+
+def test_flags_are_read_from_the_release_source(flags):
+    assert "--reward.remote_url" in flags and "--rollout.n_samples_per_prompt" in flags
+    assert "--actor.adam.lr" in flags and "--critic.adam.lr" in flags  # from the for-prefix loop's f-strings
+    assert flags["--algo.kl.use_loss"].takes_value is False
+    assert "group_norm" in flags["--algo.advantage.estimator"].choices
+
+
+def test_generated_command_passes_the_check(flags, tmp_path):
+    cfg = GRPORunConfig(reward="cooper:model=m", policy="Qwen/Qwen2.5-1.5B-Instruct", output=str(tmp_path))
+    args = openrlhf_args(cfg, "http://127.0.0.1:8000/get_reward", tmp_path / "prompts.jsonl")
+    check_command(args, flags)
+    assert args[args.index("--algo.advantage.estimator") + 1] == "group_norm"
+    assert args[args.index("--rollout.n_samples_per_prompt") + 1] == "16"
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--reward.remote_uri", "x"], "unknown flag --reward.remote_uri"),
+    (["--algo.advantage.estimator", "grpo"], "not one of"),
+    (["--rollout.n_samples_per_prompt"], "needs a value"),
+])
+def test_check_catches_mistakes(flags, bad, message):
+    with pytest.raises(FlagError, match=message):
+        check_command(bad, flags)
+
+
+def test_dry_run_writes_prompts_with_labels(flags, tmp_path, data_root, capsys):
+    out = tmp_path / "orl"
+    result = CliRunner().invoke(main, ["--store", str(tmp_path / "s.sqlite"), "train", "--trainer", "openrlhf",
+                                       "--reward", "rule", "--policy", "Qwen/Qwen2.5-1.5B-Instruct", "--limit", "5",
+                                       "--output", str(out), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (out / "prompts.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and rows[0]["label"] == "72" and rows[0]["prompt"][0]["role"] == "user"
+    assert "--reward.remote_url http://127.0.0.1:PORT/get_reward" in result.output
+
+
+def test_every_trainer_honours_the_contract_and_a_broken_one_is_named(tmp_path):
+    from harness.core.store import RunStore
+    from trainers import TRAINERS
+    from trainers.contract import DryRunnable, Trainer, train
+
+    cfg = GRPORunConfig(reward="rule", output=str(tmp_path))
+    for name in ("trl", "openrlhf"):
+        assert isinstance(TRAINERS.get(name)(cfg), Trainer)
+    assert isinstance(OpenRLHFTrainer(cfg), DryRunnable) and not isinstance(TRAINERS.get("trl")(cfg), DryRunnable)
+
+    class ReturnsAProcess:  # what the openrlhf backend once did: hand back subprocess.run's result
+        def run(self, store):
+            import subprocess
+
+            return subprocess.CompletedProcess(["x"], 0)
+
+    with pytest.raises(TypeError, match="ReturnsAProcess.run returned CompletedProcess, not the stored run"):
+        train(ReturnsAProcess(), RunStore(tmp_path / "s.sqlite"))
