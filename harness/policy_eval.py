@@ -1,6 +1,6 @@
 """Policy evaluation on the math benchmarks through lm-eval, scored by the harness's rule reward.
 
-``simple_evaluate`` runs the project's own task YAML (``suites/tasks``) through ``include_path``. The task files
+``simple_evaluate`` runs the project's own task YAML (``harness/tasks``) through ``include_path``. The task files
 are written at run time into a temporary folder, next to the data normalised by :mod:`suites.math_benchmarks`,
 because lm-eval's ``json`` loader needs absolute file paths. Presets: ``cooper`` (temperature 0.7, top-p 0.95,
 8 samples per problem, mean accuracy: Cooper's protocol) and ``greedy``.
@@ -76,7 +76,7 @@ def write_tasks(folder: Path, request: PolicyEvalRequest) -> list[str]:
     if request.preset not in PRESETS:
         raise ValueError(f"unknown preset {request.preset!r}; choose {', '.join(PRESETS)}")
     preset = PRESETS[request.preset]
-    tasks_dir = resources.files("suites") / "tasks"
+    tasks_dir = resources.files("harness") / "tasks"
     for name in ("_harness_math.yaml", "harness_tasks.py"):
         (folder / name).write_bytes((tasks_dir / name).read_bytes())
     names = []

@@ -250,7 +250,7 @@ HANGING_SERVER = """
 import sys
 from harness.server import ServerConfig
 from harness.server.process import run_server
-from tests.test_server import HangsOnPoison
+from tests.harness.test_server import HangsOnPoison
 run_server(HangsOnPoison(), ServerConfig("hang", deadline_s=600), "127.0.0.1", int(sys.argv[1]),
            on_ready=lambda address: print("ready", address, flush=True))
 """
