@@ -119,9 +119,11 @@ class JudgeReward(ClosesOnExit):
         temperature: float = 0.0,
         batch_size: int = 8,
         max_completion_chars: int = 8000,
+        dtype: str = "",
     ) -> None:
+        # dtype (local backends only; empty: the backend's auto choice) pins a judge's numbers across machines
         self.generator: Any = generator_from_options(
-            backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key
+            backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype
         )
         self.mode = mode
         self.threshold = threshold

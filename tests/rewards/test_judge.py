@@ -79,14 +79,26 @@ def test_real_small_judge_through_transformers(tmp_path):
     require_packaged_smollm2()
     from rewards import build_reward
 
-    reward = build_reward("judge:model=smollm2-135m,max_tokens=48")
+    # float32: the same greedy text on every machine (dtype=auto may pick bfloat16 where it runs fast)
+    reward = build_reward("judge:model=smollm2-135m,max_tokens=48,dtype=float32")
     batch = [Item("What is 2+3?", "5", "2+3 = 5. The answer is 5."), Item("What is 2+3?", "5", "The answer is 7.")]
     scores = reward.score(batch)
     assert len(scores) == 2
     for s in scores:
         assert (s.reason, s.value in (0.0, 1.0)) == ("judge", True) or (s.reason, s.value, s.verdict) == ("unparsed", None, None)
-    probability = build_reward("judge:model=smollm2-135m,max_tokens=48,mode=probability").score(batch[:1])[0]
-    assert probability.value is not None and 0.0 <= probability.value <= 1.0
+    # probability mode: the backend returns the top log-probabilities of every generated token, the greedy token
+    # among them, and the score is P(Yes) at the judgment when the judge wrote one, else the verdict's fallback
+    judge = build_reward("judge:model=smollm2-135m,max_tokens=48,mode=probability,dtype=float32")
+    [[completion]] = judge.generator.generate([judge_messages(batch[0])], judge.params)
+    assert completion.tokens and len(completion.top_logprobs) == len(completion.tokens)
+    for token, top in zip(completion.tokens, completion.top_logprobs):
+        assert token in top and max(top.values()) == top[token] and all(lp <= 0.0 for lp in top.values())
+    p = judgment_probability(completion)
+    score = judge._score(completion)
+    if p is not None:
+        assert (score.reason, score.value) == ("judge_probability", p) and 0.0 <= p <= 1.0
+    else:
+        assert score.reason in ("judge", "unparsed") and score.value in (0.0, 1.0, None)
 
 
 def test_an_unparsed_judgment_is_an_abstention_and_each_consumer_gets_its_number():
