@@ -15,7 +15,18 @@ def catalog(kind: str = "all") -> list[tuple[str, list[Entry]]]:
 
     registries = {"rewards": REWARDS, "suites": SUITES, "trainers": TRAINERS, "generators": GENERATORS}
     chosen = registries if kind == "all" else {kind: registries[kind]}
-    return [(title, reg.entries()) for title, reg in chosen.items()]
+    listed = [(title, reg.entries()) for title, reg in chosen.items()]
+    if "suites" in chosen:
+        listed.insert(list(chosen).index("suites") + 1, ("policy benchmarks (eval-policy --suites)", policy_benchmarks()))
+    return listed
+
+
+def policy_benchmarks() -> list[Entry]:
+    """The math benchmarks ``harness eval-policy`` scores policies on, from their declarations (no code)."""
+    from suites.declarations import declarations
+
+    return [Entry(name, "suites.math_benchmarks", f"{d.display}: {', '.join(d.files)}", "builtin (suites.yaml)")
+            for name, d in declarations().policy.items()]
 
 
 def validate(reward_spec: str | None, suite_spec: str | None, data: str | None = None) -> list[str]:

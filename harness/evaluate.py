@@ -77,7 +77,8 @@ def evaluate_reward(
                 data_source=data.source,
                 data_hash=data.content_hash,
                 n_items=len(data.rows),
-                config={"limit": request.limit, "batch_size": request.batch_size, "data": request.data},
+                config={"limit": request.limit, "batch_size": request.batch_size, "data": request.data,
+                        "category_name": data.category_name},
                 versions=package_versions(),
             )
         ) as run_id:

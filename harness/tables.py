@@ -16,12 +16,15 @@ from typing import Any
 from harness.core.store import RunRecord
 from harness.published import Published, PublishedRow, caveats
 from harness.report import Table, category_table
-from suites.math_benchmarks import TABLE3, display_name
+from suites.math_benchmarks import display_name, table3
 
 PUBLISHED_MODES: tuple[str, ...] = ("matched", "all", "none")
 
 _VERIFYBENCH_COLUMNS = {"Numeric": "Num", "Expression": "Exp", "Multi-choice": "MC", "String": "Str"}
-_TABLE3 = tuple(display_name(b) for b in TABLE3)
+
+
+def _table3_columns() -> tuple[str, ...]:
+    return tuple(display_name(b) for b in table3())
 
 
 def _by_name(run: RunRecord) -> dict[str, float | None]:
@@ -39,10 +42,14 @@ class Layout:
 
     title: str
     keys: tuple[str, ...]
-    columns: tuple[str, ...]
+    value_columns: Callable[[], tuple[str, ...]]  # read when a table is drawn (Table 3's come from suites.yaml)
     row: Callable[[RunRecord], tuple[list[Any], list[float | None]]]
     key_of_published: Callable[[PublishedRow], list[Any]]
     run_kind: str = "reward-eval"  # the stored runs it reads when none are named
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.value_columns()
 
 
 def _verifybench_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
@@ -59,7 +66,7 @@ def _verifybench_key(row: PublishedRow) -> list[Any]:
 
 def _cooper_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
     m = _by_name(run)
-    values = [m.get(f"accuracy/{c}") for c in _TABLE3]
+    values = [m.get(f"accuracy/{c}") for c in _table3_columns()]
     policy = run.config.get("base_policy") or run.data_source
     return [policy, run.config.get("trained_with") or "none"], [*values, _mean(values)]
 
@@ -68,12 +75,13 @@ def _cooper_key(row: PublishedRow) -> list[Any]:
     return [row.match.get("policy", ""), row.match.get("reward", "")]
 
 
-_VERIFYBENCH = Layout("Accuracy by answer type (%)", ("Reward",), (*_VERIFYBENCH_COLUMNS.values(), "AVG"),
+_VERIFYBENCH = Layout("Accuracy by answer type (%)", ("Reward",), lambda: (*_VERIFYBENCH_COLUMNS.values(), "AVG"),
                       _verifybench_row, _verifybench_key)
 LAYOUTS: dict[str, Layout] = {
     "verifybench": _VERIFYBENCH,
     "verifybench-hard": _VERIFYBENCH,
-    "cooper-rl": Layout("Policy accuracy on math benchmarks (%)", ("Policy", "Trained with"), (*_TABLE3, "Avg"),
+    "cooper-rl": Layout("Policy accuracy on math benchmarks (%)", ("Policy", "Trained with"),
+                        lambda: (*_table3_columns(), "Avg"),
                         _cooper_row, _cooper_key, run_kind="policy-eval"),
 }
 
@@ -194,6 +202,9 @@ TABLES: dict[str, Callable[[Sequence[RunRecord], Published | None, str], Table]]
 }
 RUN_KINDS = {**{name: layout.run_kind for name, layout in LAYOUTS.items()}, "robustness": "reward-eval",
              "training": "train"}
+# The suite a layout reads when neither runs nor --suite are given: a robustness table of VerifyBench runs, or a
+# VerifyBench table of robustness runs, would have columns that mean nothing.
+RUN_SUITES = {"verifybench": "verifybench", "verifybench-hard": "verifybench-hard", "robustness": "robustness"}
 
 
 def render_latex(table: Table) -> str:

@@ -1,25 +1,28 @@
 """Suites: what rewards and policies are scored on, in one registry (:data:`SUITES`).
 
-Entries are lazy import paths, so ``harness ls suites`` imports no suite code. Third-party suites register
+Entries are lazy import paths, or declarations read from ``suites/data/suites.yaml`` on first use, so
+``harness ls suites`` imports no suite code. Third-party suites register
 with ``@SUITES.register("name")`` or the ``harness.suites`` entry-point group.
 """
 
 from __future__ import annotations
 
-from harness.core.registry import Registry
+from harness.core.registry import Entry, Registry
 from harness.core.spec import ComponentSpec, build
 from suites.contract import LabelledItem, Metric, SuiteData, VerifierSuite
 
 SUITES: Registry = Registry("suite", entry_point_group="harness.suites")
-SUITES.add_lazy("sample", "suites.verifybench:sample", "labelled items shipped in the package (zero setup)")
-SUITES.add_lazy("verifybench", "suites.verifybench:verifybench", "VerifyBench: reward accuracy by answer type")
-SUITES.add_lazy(
-    "verifybench-hard", "suites.verifybench:verifybench_hard", "VerifyBench-Hard: contested items, by answer type"
-)
-SUITES.add_lazy(
-    "processbench", "suites.processbench:ProcessBenchSuite", "ProcessBench final-answer correctness (gsm8k, math)"
-)
-SUITES.add_lazy("mathcheck-gsm", "suites.mathcheck:MathCheckGSMSuite", "MathCheck-GSM outcome judging")
+
+
+def _declared_entries() -> list[Entry]:
+    """The suites declared in ``suites/data/suites.yaml`` (VerifyBench, ProcessBench, MathCheck-GSM, ...)."""
+    from suites.declarations import declarations
+
+    return [Entry(name, f"suites.declared:{name}", d.summary, "builtin (suites.yaml)")
+            for name, d in declarations().verifier.items()]
+
+
+SUITES.add_source(_declared_entries)
 SUITES.add_lazy("robustness", "suites.robustness:RobustnessSuite", "reward-hacking and abuse inputs (must reject / accept)")
 SUITES.add_lazy("jsonl", "suites.jsonl:JsonlVerifierSuite", "any labelled jsonl; map fields with options")
 SUITES.add_lazy("answer-equivalence", "suites.fixtures:AnswerEquivalenceSuite",

@@ -46,6 +46,7 @@ class SuiteData:
     source: str
     content_hash: str
     categories: tuple[str, ...] = field(default_factory=tuple)
+    category_name: str = "category"  # what a category is here, for table titles: "answer type", "attack family"
 
 
 @runtime_checkable

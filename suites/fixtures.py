@@ -37,7 +37,7 @@ class AnswerEquivalenceSuite:
                 item = Item("", str(record["gold"]), str(record["pred"]), {"uid": str(record["id"])})
                 rows.append(LabelledItem(item, bool(record["expected_equivalent"]), str(record["source_repo"])))
         rows = rows[:limit] if limit else rows
-        return SuiteData(rows, str(folder), digest.hexdigest()[:16], tuple(dict.fromkeys(r.category for r in rows)))
+        return SuiteData(rows, str(folder), digest.hexdigest()[:16], tuple(dict.fromkeys(r.category for r in rows)), "source")
 
     def metrics(self, data: SuiteData, scores: Sequence[Score]) -> list[Metric]:
         return verifier_metrics([r.label for r in data.rows], scores, [r.category for r in data.rows])

@@ -94,7 +94,7 @@ class HackingProbeSuite:
             for family, text in mutations(item).items():
                 rows.append(LabelledItem(Item(item.question, item.reference, text, {"uid": f"{uid}/{family}"}),
                                          False, family))
-        return SuiteData(rows, f"{loaded.source} (mutated)", loaded.content_hash, ("original", *FAMILIES))
+        return SuiteData(rows, f"{loaded.source} (mutated)", loaded.content_hash, ("original", *FAMILIES), "mutation")
 
     def metrics(self, data: SuiteData, scores: Sequence[Score]) -> list[Metric]:
         values: dict[str, list[float]] = defaultdict(list)

@@ -1,7 +1,7 @@
 """Labelled verifier data in jsonl, with field names mapped by options.
 
-This is the base of every verifier suite here; the named suites (VerifyBench, ProcessBench, MathCheck) only
-fix field names, a default data location and how a record's category is read. On the command line the
+This is the base of every verifier suite here; the declared suites (VerifyBench, ProcessBench, MathCheck, in
+``suites/data/suites.yaml``) only fix field names, a default data location and how a record's category is read. On the command line the
 field mapping is a suite spec: ``--suite jsonl:question=problem,reference=gold,completion=output,label=ok``.
 """
 
@@ -48,6 +48,7 @@ class JsonlVerifierSuite:
     """Verifier accuracy on any labelled jsonl: map its fields with options, point ``--data`` at it."""
 
     column_order: tuple[str, ...] = ()
+    category_name: str = ""  # default: the category field's name
 
     def __init__(
         self,
@@ -81,7 +82,8 @@ class JsonlVerifierSuite:
         if not rows:
             raise DataError(f"{records.source} holds no records")
         order = self.column_order or tuple(sorted({r.category for r in rows}))
-        return SuiteData(rows, records.source, records.content_hash, order)
+        kind = self.category_name or (self.category_field.replace("_", " ") if self.category_field else "category")
+        return SuiteData(rows, records.source, records.content_hash, order, kind)
 
     def _field(self, record: Mapping[str, Any], role: str, index: int, source: str) -> Any:
         key = self.fields[role]

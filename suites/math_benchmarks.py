@@ -1,9 +1,10 @@
 """The math benchmarks for policy evaluation, normalised to (prompt, answer) records.
 
-Each benchmark's files in ``../shared/data/math`` have their own fields and quirks (GSM8K's ``####``, SVAMP's
-body + question and float answers, OlympiadBench's answer lists, Math Odyssey's one-problem-per-key lines and
-trailing LaTeX, AIME's zero-padded answers, Minerva's answer inside the solution's last box). What YAML cannot
-say lives here; the task definitions themselves are lm-eval YAML (``harness/tasks``).
+The benchmarks are declared in ``suites/data/suites.yaml`` (files, a prompt template, the reference field);
+their files in ``../shared/data/math`` have quirks the declarations name and this module implements: GSM8K's
+``####``, SVAMP's float answers, OlympiadBench's answer lists, Math Odyssey's one-problem-per-key lines and
+trailing LaTeX, AIME's zero-padded answers, Minerva's answer inside the solution's last box. The lm-eval task
+definitions are YAML too (``harness/tasks``).
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from harness.core.answers import boxed_answers, gsm8k_final
+from suites.declarations import PolicyDeclaration, declarations
 from suites.loading import DataError, resolve_data_path
 from suites.math_data import PROMPT_SUFFIX, load_problems
 
@@ -51,53 +52,69 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    files: tuple[str, ...]
-    question: Callable[[dict[str, Any]], str]
-    answer: Callable[[dict[str, Any]], str]
-    reader: Callable[[Path], Iterator[dict[str, Any]]] = _jsonl
-
-
-BENCHMARKS: dict[str, Benchmark] = {
-    "gsm8k": Benchmark(("gsm8k/test.jsonl",), lambda r: r["question"], lambda r: gsm8k_final(r["answer"]) or ""),
-    "svamp": Benchmark(("svamp/test.jsonl",), lambda r: f"{r['Body'].strip()} {r['Question'].strip()}", lambda r: _number(r["Answer"])),
-    "math500": Benchmark(("math500/test.jsonl",), lambda r: r["problem"], lambda r: str(r["answer"])),
-    "olympiadbench": Benchmark(("olympiadbench/test.jsonl",), lambda r: r["question"], lambda r: ", ".join(map(str, r["final_answer"]))),
-    "math_odyssey": Benchmark(("math_odyssey/final-odyssey-math-with-levels.jsonl",), lambda r: r["question"],
-                              lambda r: _odyssey_answer(str(r["answer"])), _odyssey_records),
-    "aime24": Benchmark(("aime24/test.jsonl",), lambda r: r["problem"], lambda r: _number(r["answer"])),
-    "aime25": Benchmark(("aime25/test2025-I.jsonl", "aime25/test2025-II.jsonl"), lambda r: r["problem"], lambda r: _number(r["answer"])),
-    "amc23": Benchmark(("amc23/test.jsonl",), lambda r: r["problem"], lambda r: _number(r["answer"])),
-    "minerva_math": Benchmark(("minerva_math/test.jsonl",), lambda r: r["problem"], lambda r: boxed_answers(r["solution"], limit=1)[0]),
+# How a reference is read from its field, by the name a declaration gives in ``parse``.
+PARSERS: dict[str, Callable[[Any], str]] = {
+    "text": lambda value: str(value),
+    "number": _number,  # SVAMP's floats, AIME's zero padding
+    "gsm8k_final": lambda value: gsm8k_final(str(value)) or "",
+    "joined": lambda value: ", ".join(map(str, value)),  # OlympiadBench's answer lists
+    "odyssey": lambda value: _odyssey_answer(str(value)),  # Math Odyssey's trailing LaTeX
+    "last_box": lambda value: boxed_answers(str(value), limit=1)[0],  # Minerva: the solution's last box
 }
+# How a benchmark's files are laid out, by the name a declaration gives in ``reader``.
+READERS: dict[str, Callable[[Path], Iterator[dict[str, Any]]]] = {"jsonl": _jsonl, "keyed_lines": _odyssey_records}
 
-# Cooper's Table 3 columns, in order, and the names tables print (the one definition; harness.tables reads it).
-TABLE3 = ("gsm8k", "svamp", "math500", "olympiadbench", "math_odyssey")
-DISPLAY = {"gsm8k": "GSM8K", "svamp": "SVAMP", "math500": "MATH500", "olympiadbench": "OB-EN", "math_odyssey": "Odyssey",
-           "aime24": "AIME24", "aime25": "AIME25", "amc23": "AMC23", "minerva_math": "Minerva"}
+
+def _named(table: Mapping[str, Any], name: str, what: str, benchmark: str) -> Any:
+    if name not in table:
+        raise DataError(f"benchmark {benchmark!r} declares {what} {name!r}; known: {', '.join(table)}")
+    return table[name]
+
+
+def benchmarks() -> Mapping[str, PolicyDeclaration]:
+    """The declared math benchmarks for policies, by name."""
+    return declarations().policy
+
+
+def table3() -> tuple[str, ...]:
+    """Cooper's Table 3 benchmarks, in its order (the one definition; harness.tables reads it)."""
+    return declarations().cooper_table3
 
 
 def display_name(name: str) -> str:
     """The column name of a benchmark: Table 3's for the named ones, the file's stem for a jsonl file."""
-    return DISPLAY.get(name, Path(name).stem if name.endswith(".jsonl") else name)
+    declared = benchmarks().get(name)
+    if declared is not None:
+        return declared.display
+    return Path(name).stem if name.endswith(".jsonl") else name
 
 
 def task_name(name: str) -> str:
     """An lm-eval task name for a benchmark (letters, digits and underscores only)."""
-    return "harness_" + re.sub(r"\W", "_", name if name in BENCHMARKS else Path(name).stem)
+    return "harness_" + re.sub(r"\W", "_", name if name in benchmarks() else Path(name).stem)
+
+
+def _prompt(template: str, record: Mapping[str, Any]) -> str:
+    values = {k: v.strip() if isinstance(v, str) else v for k, v in record.items()}
+    return template.format_map(values).strip()
 
 
 def normalised_records(name: str, limit: int | None = None) -> list[dict[str, str]]:
     """(prompt, answer) records of a named benchmark, or of a jsonl file with question and answer fields."""
-    if name not in BENCHMARKS:
+    bench = benchmarks().get(name)
+    if bench is None:
         if not name.endswith(".jsonl"):
-            raise DataError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}, or a .jsonl file with "
+            raise DataError(f"unknown benchmark {name!r}; known: {', '.join(benchmarks())}, or a .jsonl file with "
                             "question and answer fields")
         return [{"prompt": p.question.strip() + PROMPT_SUFFIX, "answer": p.answer} for p in load_problems(name, "test", limit)]
-    bench = BENCHMARKS[name]
+    parse = _named(PARSERS, bench.parse, "parser", name)
+    read = _named(READERS, bench.reader, "reader", name)
     out = []
     for file in bench.files:
-        for record in bench.reader(resolve_data_path(f"math/{file}")):
-            out.append({"prompt": bench.question(record).strip() + PROMPT_SUFFIX, "answer": bench.answer(record)})
+        for i, record in enumerate(read(resolve_data_path(f"math/{file}"))):
+            try:
+                out.append({"prompt": _prompt(bench.question, record) + PROMPT_SUFFIX, "answer": parse(record[bench.answer])})
+            except KeyError as exc:
+                raise DataError(f"math/{file}: record {i} has no field {exc} (declared for benchmark {name!r}; its "
+                                f"fields: {', '.join(sorted(record))})") from None
     return out[:limit] if limit else out

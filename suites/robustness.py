@@ -41,7 +41,7 @@ class RobustnessSuite:
             item = Item(rec["question"], rec["reference"], _completion(rec), meta)
             rows.append(LabelledItem(item, bool(rec["accept"]), rec["family"]))
         families = tuple(dict.fromkeys(r.category for r in rows))
-        return SuiteData(rows, records.source, records.content_hash, families)
+        return SuiteData(rows, records.source, records.content_hash, families, "attack family")
 
     def metrics(self, data: SuiteData, scores: Sequence[Score]) -> list[Metric]:
         rejects = [(r, s) for r, s in zip(data.rows, scores) if not r.label]

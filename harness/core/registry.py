@@ -72,6 +72,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, Entry] = {}
         self._loaded: dict[str, T] = {}
         self._plugins_scanned = entry_point_group is None
+        self._sources: list[Callable[[], list[Entry]]] = []
         self._lock = threading.RLock()
 
     # -- registration -------------------------------------------------------------------------
@@ -87,6 +88,14 @@ class Registry(Generic[T]):
                     f"cannot register it again as {target}"
                 )
             self._entries[name] = Entry(name, target, summary, origin)
+
+    def add_source(self, read: Callable[[], list[Entry]]) -> None:
+        """Entries that are read from data (a shipped YAML of declared suites) rather than written in code: ``read``
+        runs once, on the first lookup or listing, like the entry-point scan, so importing the registry's package
+        reads no file."""
+        with self._lock:
+            self._sources.append(read)
+            self._plugins_scanned = False
 
     @overload
     def register(self, name: str, obj: T, *, summary: str = "") -> T: ...
@@ -178,11 +187,15 @@ class Registry(Generic[T]):
         with self._lock:
             if self._plugins_scanned:
                 return
+            for read in self._sources:  # a source that fails is read again on the next lookup, and fails loudly again
+                for entry in read():
+                    self.add_lazy(entry.name, entry.target, entry.summary, origin=entry.origin)
+            self._sources.clear()
+            if self.entry_point_group is not None:
+                for ep in importlib.metadata.entry_points(group=self.entry_point_group):
+                    dist = ep.dist.name if ep.dist is not None else "unknown"
+                    self.add_lazy(ep.name, ep.value, summary=f"from {dist}", origin=f"plugin:{dist}")
             self._plugins_scanned = True
-            assert self.entry_point_group is not None
-            for ep in importlib.metadata.entry_points(group=self.entry_point_group):
-                dist = ep.dist.name if ep.dist is not None else "unknown"
-                self.add_lazy(ep.name, ep.value, summary=f"from {dist}", origin=f"plugin:{dist}")
 
 
 def _first_line(doc: str | None) -> str:
