@@ -23,6 +23,7 @@ from harness.report import (
     FORMATS,
     Table,
     category_table,
+    comparability,
     compare_table,
     metrics_table,
     render_text,
@@ -30,7 +31,7 @@ from harness.report import (
     runs_table,
     to_rich,
 )
-from harness.tables import PUBLISHED_MODES, RUN_KINDS, TABLES, paper_table, render_latex
+from harness.tables import PUBLISHED_MODES, RUN_KINDS, RUN_SUITES, TABLES, paper_table, render_latex
 from suites.loading import DataError
 
 _USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot)
@@ -134,6 +135,17 @@ def main(ctx: click.Context, store_path: str | None) -> None:
     ctx.obj = {"store_path": store_path}
 
 
+def _store_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--store`` on a subcommand too (``harness eval --store X`` as well as ``harness --store X eval``)."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.ensure_object(dict)["store_path"] = value
+
+    return click.option("--store", type=click.Path(dir_okay=False), default=None, expose_value=False,
+                        callback=remember, help="SQLite run store (as the group option --store).")(command)
+
+
 def _store(ctx: click.Context) -> RunStore:
     return RunStore(ctx.obj["store_path"])
 
@@ -171,6 +183,7 @@ def validate_command(reward_spec: str | None, suite_spec: str | None, data: str 
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N items.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def eval_command(
@@ -193,6 +206,7 @@ def eval_command(
               help="Real correct completions to mutate (from MathCheck-GSM).")
 @click.option("--threshold", type=float, default=0.5, show_default=True, help="A score at or above it is paid.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def probe_hacking_command(ctx: click.Context, reward_spec: str, limit: int, threshold: float, fmt: str) -> None:
@@ -212,17 +226,26 @@ def probe_hacking_command(ctx: click.Context, reward_spec: str, limit: int, thre
 @click.option("--status", default=None, type=click.Choice(["running", "complete", "failed", "interrupted"]))
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def runs_command(ctx: click.Context, suite: str | None, reward: str | None, status: str | None, limit: int, fmt: str) -> None:
-    """List stored runs, newest first."""
-    _emit([runs_table(_store(ctx).runs(suite=suite, reward=reward, status=status, limit=limit))], fmt)
+    """List stored runs, newest first.
+
+    The default store is one file for all of this user's harness processes, so runs made anywhere can be compared;
+    ``latest`` means the newest run in it, whichever process made it. Give a project its own store with --store or
+    HARNESS_STORE."""
+    store = _store(ctx)
+    click.echo(f"store: {store.path} (shared by every harness process that does not set --store or HARNESS_STORE; "
+               "'latest' is the newest run in it)", err=True)
+    _emit([runs_table(store.runs(suite=suite, reward=reward, status=status, limit=limit))], fmt)
 
 
 @main.command("show")
 @click.argument("run_ref")
 @click.option("--items", "show_items", is_flag=True, help="Also list every item's score and reason.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -> None:
@@ -246,12 +269,15 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
 @click.argument("run_a")
 @click.argument("run_b")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> None:
     """Compare the metrics of two runs."""
     store = _store(ctx)
     a, b = store.get(run_a), store.get(run_b)
+    for warning in comparability(a, b):
+        click.secho(f"WARNING: {warning}", fg="yellow", err=True)
     _emit([category_table([a, b]), compare_table(a, b)], fmt)
 
 
@@ -271,6 +297,7 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> Non
 @click.option("--head-chars", type=int, default=500, show_default=True, help="...to their first head-chars...")
 @click.option("--tail-chars", type=int, default=1000, show_default=True, help="...and last tail-chars characters.")
 @click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[str, ...], suites: tuple[str, ...],
@@ -349,6 +376,7 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
 @click.option("--alarm-window", type=click.IntRange(min=2), default=10, show_default=True,
               help="Steps the hacking alarm looks back over, for a recorded run.")
 @click.option("--token", envvar="HARNESS_SERVER_TOKEN", default="", help="Require this bearer token (env HARNESS_SERVER_TOKEN).")
+@_store_option
 @click.pass_context
 @_friendly
 def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, max_batch: int, max_wait_ms: float,
@@ -418,6 +446,7 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
               "'python -m openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
               "openrlhf.cli.train_ppo_ray').")
 @click.option("--dry-run", is_flag=True, help="openrlhf: write the prompt data and print the checked command.")
+@_store_option
 @click.pass_context
 @_friendly
 def train_command(ctx: click.Context, trainer: str | None, config_file: str | None, dry_run: bool, **options: object) -> None:
@@ -465,6 +494,7 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True,
               help="auto picks bfloat16 where this machine runs it faster than float32.")
+@_store_option
 @click.pass_context
 @_friendly
 def sft_command(ctx: click.Context, **options: Any) -> None:
@@ -499,6 +529,7 @@ def sft_command(ctx: click.Context, **options: Any) -> None:
 @click.option("--trained-with", default="", help="The reward spec MODEL was trained with (for tables); default: from "
               "the training run in the store, else none.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args: str, benchmarks: str, preset: str,
@@ -519,7 +550,8 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
 @main.command("tables")
 @click.option("--layout", type=click.Choice(list(TABLES)), required=True)
 @click.argument("run_refs", nargs=-1)
-@click.option("--suite", default=None, help="Without RUN arguments: the latest complete runs of this suite.")
+@click.option("--suite", default=None, help="Without RUN arguments: the latest complete runs of this suite (default for the verifybench, "
+              "verifybench-hard and robustness layouts: that suite).")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--published", "published_mode", type=click.Choice(PUBLISHED_MODES), default="matched",
               show_default=True, help="The papers' figures beside the runs: for the same rows, every row of the "
@@ -528,15 +560,18 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
               help="Reference figures of the same shape as harness/data/published.yaml, instead of the packaged ones.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv", "json", "table"]), default="markdown",
               show_default=True)
+@_store_option
 @click.pass_context
 @_friendly
 def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int,
                    published_mode: str, published_file: str | None, fmt: str) -> None:
     """Render stored runs in a paper's table layout, with the papers' published figures beside them."""
     store = _store(ctx)
+    suite = suite or RUN_SUITES.get(layout)
     runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete", limit=limit)
     if not runs and published_mode != "all":
-        raise click.UsageError("no runs: give RUN ids or --suite with complete runs (or --published all for the "
+        looked = f"no complete {RUN_KINDS[layout]} runs" + (f" of suite {suite!r}" if suite else "")
+        raise click.UsageError(f"{looked} in {store.path}: give RUN ids or --suite (or --published all for the "
                                "papers' rows alone)")
     published = None if published_mode == "none" else load_published(published_file)
     table = paper_table(layout, runs, published, published_mode)
@@ -554,6 +589,7 @@ def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], s
               "accuracy, precision and recall over the threshold.")
 @click.argument("run_refs", nargs=-1, required=True)
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="File stem; .png and .svg are written.")
+@_store_option
 @click.pass_context
 @_friendly
 def plot_command(ctx: click.Context, kind: str, run_refs: tuple[str, ...], output: str) -> None:

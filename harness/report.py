@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.store import RunRecord
+from harness.core.store import MetricRow, RunRecord
 
 FORMATS = ("table", "markdown", "csv", "json")
 
@@ -35,12 +35,25 @@ class Table:
             return f"{100 * value:.{self.decimals.get(col, 1)}f}" if col in self.percent_columns else f"{value:.4f}"
         return str(value)
 
+    def shown(self, row: int, col: int) -> Any:
+        """A cell's value as the terminal and Markdown show it, for CSV: percent columns in percent, rounded as
+        printed; other values unchanged."""
+        value = self.rows[row][col]
+        if isinstance(value, float) and col in self.percent_columns:
+            return round(100 * value, self.decimals.get(col, 1))
+        return value
+
     def as_records(self) -> list[dict[str, Any]]:
+        """The exact values (fractions in percent columns; JSON names those columns ``fractions``)."""
         return [dict(zip(self.headers, row)) for row in self.rows]
 
 
-def category_table(runs: Sequence[RunRecord], title: str = "Accuracy by answer type (%)") -> Table:
-    """One row per run: accuracy per category (in the suite's column order), then AVG (overall accuracy)."""
+def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
+    """One row per run: accuracy per category (in the suite's column order), then AVG (overall accuracy). The
+    default title names what the suite's categories are ("answer type", "attack family")."""
+    if not title:
+        kinds = {str(run.config.get("category_name") or "category") for run in runs}
+        title = f"Accuracy by {kinds.pop() if len(kinds) == 1 else 'category'} (%)"
     columns: list[str] = []
     for run in runs:
         for m in run.metrics:
@@ -58,14 +71,20 @@ def category_table(runs: Sequence[RunRecord], title: str = "Accuracy by answer t
     return Table(title, headers, rows, frozenset(range(2, len(headers))))
 
 
+def _value(m: MetricRow) -> Any:
+    """A count (a confusion cell, a number of steps: integral with no better direction) as an int; else as is."""
+    if m.value is not None and m.higher_is_better is None and float(m.value).is_integer():
+        return int(m.value)
+    return m.value
+
+
 def metrics_table(run: RunRecord) -> Table:
     rows = []
     for m in run.metrics:
         if m.group == "by_category":
             continue
         better = {True: "higher", False: "lower", None: ""}[m.higher_is_better]
-        value: Any = int(m.value) if m.group == "confusion" and m.value is not None else m.value
-        rows.append([m.name, value, m.n, better])
+        rows.append([m.name, _value(m), m.n, better])
     return Table(f"Metrics of run {run.id}", ["metric", "value", "n", "better"], rows)
 
 
@@ -77,8 +96,19 @@ def runs_table(runs: Sequence[RunRecord]) -> Table:
     return Table("Runs", ["run", "status", "reward", "suite", "items", "accuracy", "created"], rows, frozenset({5}))
 
 
+def comparability(a: RunRecord, b: RunRecord) -> list[str]:
+    """Why two runs' metrics may not be comparable item for item (empty when they scored the same data)."""
+    if a.suite != b.suite:
+        return [f"the runs scored different suites ({a.suite} vs {b.suite}): their metrics describe different items"]
+    if a.data_hash != b.data_hash or a.n_items != b.n_items:
+        return [f"the runs scored different data of suite {a.suite} ({a.n_items} items, {a.data_hash[:12]} vs "
+                f"{b.n_items} items, {b.data_hash[:12]}): compare with care"]
+    return []
+
+
 def compare_table(a: RunRecord, b: RunRecord) -> Table:
-    """Metrics of two runs side by side with the change and whether it is an improvement."""
+    """Metrics of two runs side by side with the change and whether it is an improvement; a note says when the
+    runs scored different suites or data."""
     b_metrics = {m.name: m for m in b.metrics}
     rows = []
     for m in a.metrics:
@@ -89,8 +119,10 @@ def compare_table(a: RunRecord, b: RunRecord) -> Table:
         verdict = ""
         if delta and m.higher_is_better is not None:
             verdict = "better" if (delta > 0) == m.higher_is_better else "worse"
-        rows.append([m.name, m.value, other.value, delta, verdict])
-    return Table(f"{a.id} -> {b.id}", ["metric", a.id, b.id, "change", ""], rows)
+        counts = isinstance(_value(m), int) and isinstance(_value(other), int)
+        rows.append([m.name, _value(m), _value(other), int(delta) if counts and delta is not None else delta, verdict])
+    return Table(f"{a.id} -> {b.id}", ["metric", a.id, b.id, "change", "verdict"], rows,
+                 notes=tuple(comparability(a, b)))
 
 
 def run_summary(run: RunRecord) -> list[tuple[str, str]]:
@@ -114,6 +146,8 @@ def render_text(table: Table, fmt: str) -> str:
     """``markdown``, ``csv`` or ``json`` text of a table."""
     if fmt == "json":
         payload: dict[str, Any] = {"title": table.title, "rows": table.as_records()}
+        if table.percent_columns:  # exact fractions here; the other formats print them as percentages
+            payload["fractions"] = [table.headers[c] for c in sorted(table.percent_columns)]
         if table.notes:
             payload["notes"] = list(table.notes)
         return json.dumps(payload, indent=2, default=str)
@@ -121,7 +155,8 @@ def render_text(table: Table, fmt: str) -> str:
         buf = io.StringIO()
         writer = csv.writer(buf)
         writer.writerow(table.headers)
-        writer.writerows([["" if v is None else v for v in row] for row in table.rows])
+        for r in range(len(table.rows)):  # as Markdown prints them: percentages where Markdown has them
+            writer.writerow(["" if v is None else v for v in (table.shown(r, c) for c in range(len(table.headers)))])
         return buf.getvalue()
     if fmt == "markdown":
         from tabulate import tabulate
@@ -138,7 +173,12 @@ def to_rich(table: Table) -> Any:
     out = RichTable(title=table.title, title_justify="left", caption="\n".join(table.notes) or None,
                     caption_justify="left")
     for i, header in enumerate(table.headers):
-        out.add_column(header, justify="right" if i >= 1 and _numeric_column(table, i) else "left")
+        # fold, never cut; the first column (a run id, a name) stays on one line, to be copied whole however
+        # narrow the terminal: the other columns give way to it
+        whole = i == 0 and table.rows
+        out.add_column(header, justify="right" if i >= 1 and _numeric_column(table, i) else "left", overflow="fold",
+                       no_wrap=bool(whole),
+                       min_width=min(40, max(len(table.cell(r, 0)) for r in range(len(table.rows)))) if whole else None)
     for r in range(len(table.rows)):
         out.add_row(*(table.cell(r, c) for c in range(len(table.headers))))
     return out

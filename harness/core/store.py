@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import uuid
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 3  # 2: the steps table (training runs); 3: items keep their detail, data_hash is a hash or ''
+
+_log = logging.getLogger(__name__)
 
 STORE_ENV = "HARNESS_STORE"
 
@@ -141,13 +144,11 @@ class ItemRow:
 
 
 @dataclass(frozen=True)
-class RunRecord:
-    """A stored run as every report reads it. ``data_hash`` is a content hash of the data ('' when the run has no
-    data file of its own); ``n_items`` counts what the run scored or trained on (items, prompts)."""
+class NewRun:
+    """What a caller says about a run when it begins it. ``data_hash`` is a content hash of the data ('' when the
+    run has no data file of its own); ``n_items`` counts what the run scores or trains on (items, prompts)."""
 
-    id: str
     kind: RunKind
-    status: str
     reward: str
     suite: str
     data_source: str
@@ -155,10 +156,18 @@ class RunRecord:
     n_items: int
     config: dict[str, Any]
     versions: dict[str, str]
-    created_at: str
-    finished_at: str | None
-    wall_seconds: float | None
-    error: str | None
+
+
+@dataclass(frozen=True)
+class RunRecord(NewRun):
+    """A stored run as every report reads it: what it was begun with, and what became of it."""
+
+    id: str = ""
+    status: str = STATUS_RUNNING
+    created_at: str = ""
+    finished_at: str | None = None
+    wall_seconds: float | None = None
+    error: str | None = None
     metrics: list[MetricRow] = field(default_factory=list)
 
     def metric(self, name: str) -> float | None:
@@ -166,18 +175,6 @@ class RunRecord:
             if m.name == name:
                 return m.value
         return None
-
-
-@dataclass(frozen=True)
-class NewRun:
-    kind: RunKind
-    reward: str
-    suite: str
-    data_source: str
-    data_hash: str
-    n_items: int
-    config: dict[str, Any]
-    versions: dict[str, str]
 
 
 def _bool_or_none(v: Any) -> bool | None:
@@ -301,9 +298,11 @@ class RunStore:
             yield
         except KeyboardInterrupt:
             self.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
+            _log.warning("run %s marked interrupted in %s (harness show %s)", run_id, self.path, run_id)
             raise
         except BaseException as exc:
             self.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
+            _log.warning("run %s marked failed in %s (harness show %s)", run_id, self.path, run_id)
             raise
 
     # -- reading ------------------------------------------------------------------------------
@@ -393,8 +392,8 @@ _RUN_COLUMNS = (
 def _run_from_row(row: Sequence[Any], metrics: list[MetricRow]) -> RunRecord:
     (rid, kind, status, reward, suite, source, dhash, n, config, versions, created, finished, wall, error) = row
     return RunRecord(
-        rid, RunKind(kind), status, reward, suite, source, dhash, n, json.loads(config), json.loads(versions), created,
-        finished, wall, error, metrics,
+        RunKind(kind), reward, suite, source, dhash, n, json.loads(config), json.loads(versions), id=rid,
+        status=status, created_at=created, finished_at=finished, wall_seconds=wall, error=error, metrics=metrics,
     )
 
 

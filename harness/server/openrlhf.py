@@ -28,7 +28,12 @@ class ProtocolError(ValueError):
 
 
 def parse_label(label: Any) -> tuple[str, dict[str, Any]]:
-    """(reference answer, extra metadata) from a label value."""
+    """(reference answer, extra metadata) from a label value.
+
+    A label that opens with ``{`` and quotes a key is meant as JSON: if it does not parse, the request is refused
+    with the parser's message, rather than the whole text being taken as the reference (every rollout of the
+    prompt would then score 0 and nobody would know why). A brace without quotes is an answer, such as the set
+    ``{1, 2}``."""
     if isinstance(label, (int, float)) and not isinstance(label, bool):
         return reference_text(label), {}
     if not isinstance(label, str):
@@ -37,10 +42,11 @@ def parse_label(label: Any) -> tuple[str, dict[str, Any]]:
     if text.startswith("{"):
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
-            return reference_text(label), {}
-        if not isinstance(data, dict):
-            return reference_text(label), {}
+        except json.JSONDecodeError as exc:
+            if '"' not in text:
+                return reference_text(label), {}
+            raise ProtocolError(f"label {text[:80]!r} looks like JSON but does not parse ({exc}); send valid JSON "
+                                'such as {"reference": "42"}, or the reference answer as plain text') from None
         reference = data.get("reference", data.get("answer"))
         if reference is None:
             raise ProtocolError('a JSON label needs a "reference" (or "answer") field')

@@ -1,0 +1,127 @@
+"""What a new user meets in the first hour with the command line: each documented command used as the README shows
+it, and the mistakes a newcomer makes. Every test drives the real ``harness`` command through click's runner."""
+
+import csv
+import io
+import json
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.core.store import RunStore
+from harness.server.openrlhf import ProtocolError, parse_label
+from rewards import REWARDS
+
+
+def _cli(*args, env=None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+def test_store_is_accepted_before_and_after_the_subcommand(tmp_path):
+    before, after = tmp_path / "before.sqlite", tmp_path / "after.sqlite"
+    assert _cli("--store", str(before), "eval", "--reward", "rule", "--suite", "sample", "--limit", "3").exit_code == 0
+    result = _cli("eval", "--reward", "rule", "--suite", "sample", "--limit", "3", "--store", str(after))
+    assert result.exit_code == 0, result.output
+    assert len(RunStore(before).runs()) == 1 and len(RunStore(after).runs()) == 1
+    listed = _cli("runs", "--store", str(after))
+    assert listed.exit_code == 0 and RunStore(after).runs()[0].id in listed.stdout
+
+
+def test_runs_says_which_store_and_what_latest_means(tmp_path):
+    result = _cli("--store", str(tmp_path / "s.sqlite"), "runs")
+    assert result.exit_code == 0
+    assert str(tmp_path / "s.sqlite") in result.stderr and "'latest' is the newest run in it" in result.stderr
+
+
+def test_run_ids_stay_whole_on_a_narrow_terminal(tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    assert _cli("--store", store, "eval", "--reward", "rule", "--suite", "sample", "--limit", "3").exit_code == 0
+    [run] = RunStore(store).runs()
+    result = _cli("--store", store, "runs", env={"COLUMNS": "60"})
+    assert result.exit_code == 0 and "…" not in result.stdout
+    assert any(line.strip(" │┃|").startswith(run.id) for line in result.stdout.splitlines())  # on one line
+
+
+def test_robustness_table_reads_only_robustness_runs_and_names_its_categories(tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    assert _cli("--store", store, "eval", "--reward", "rule", "--suite", "sample", "--limit", "3").exit_code == 0
+    none_yet = _cli("--store", store, "tables", "--layout", "robustness")
+    assert none_yet.exit_code == 2 and "of suite 'robustness'" in none_yet.output
+    evaluated = _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", "robustness", "--limit", "8",
+                     "--format", "markdown")
+    assert evaluated.exit_code == 0, evaluated.output
+    assert "Accuracy by attack family" in evaluated.stdout and "answer type" not in evaluated.stdout
+    table = _cli("--store", store, "tables", "--layout", "robustness", "--format", "csv")
+    assert table.exit_code == 0, table.output
+    rows = list(csv.reader(io.StringIO(table.stdout)))
+    assert len(rows) == 2 and rows[1][0] == "rule:workers=1"  # the sample run is not mixed in
+
+
+def test_csv_prints_the_percentages_markdown_prints(tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    assert _cli("--store", store, "eval", "--reward", "rule", "--suite", "sample").exit_code == 0
+    markdown = _cli("--store", store, "show", "latest", "--format", "markdown").stdout
+    as_csv = _cli("--store", store, "show", "latest", "--format", "csv").stdout
+    run = RunStore(store).get("latest")
+    shown = f"{100 * run.metric('accuracy'):.1f}"
+    assert shown in markdown
+    category_rows = [r for r in csv.reader(io.StringIO(as_csv)) if r and r[0] == run.id]
+    assert category_rows and category_rows[0][-1] == shown
+    as_json = json.loads(_cli("--store", store, "show", "latest", "--format", "json").stdout)
+    assert as_json[1]["rows"][0]["AVG"] == pytest.approx(run.metric("accuracy"))  # JSON: exact fractions ...
+    assert "AVG" in as_json[1]["fractions"]  # ... and says so
+
+
+def test_compare_warns_across_suites_prints_counts_as_integers_and_names_every_column(tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    for suite, limit in (("sample", "4"), ("sample", "6"), ("robustness", "4")):
+        assert _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", suite, "--limit", limit).exit_code == 0
+    a, b, c = (r.id for r in reversed(RunStore(store).runs()))
+    result = _cli("--store", store, "compare", a, b, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert "WARNING: the runs scored different data of suite sample (4 items" in result.stderr
+    rows = list(csv.reader(io.StringIO(result.stdout.split("\n\n")[-1])))
+    assert rows[0] == ["metric", a, b, "change", "verdict"]
+    counts = {r[0]: r[1:4] for r in rows if r[0] in ("true_positive", "false_negative")}
+    assert len(counts) == 2 and all(value.lstrip("-").isdigit() for row in counts.values() for value in row)
+    across = _cli("--store", store, "compare", a, c)
+    assert "WARNING: the runs scored different suites (sample vs robustness)" in across.stderr
+    same = _cli("--store", store, "compare", a, a)
+    assert same.exit_code == 0 and "WARNING" not in same.stderr
+
+
+class _Interrupted:
+    """A reward the user interrupts mid-run (Ctrl-C arrives while it scores)."""
+
+    def score(self, items):
+        raise KeyboardInterrupt
+
+
+def test_an_interrupted_eval_names_the_run_it_marked(tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    REWARDS.register("interrupted-in-test")(_Interrupted)
+    try:
+        result = _cli("--store", store, "eval", "--reward", "interrupted-in-test", "--suite", "sample")
+    finally:
+        REWARDS.unregister("interrupted-in-test")
+    [run] = RunStore(store).runs()
+    assert run.status == "interrupted"
+    assert result.exit_code == 1 and f"run {run.id} marked interrupted" in result.stderr
+
+
+def test_a_label_that_is_broken_json_is_refused_with_the_reason():
+    assert parse_label('{"reference": "42", "prompt_id": 3}') == ("42", {"prompt_id": 3})
+    assert parse_label("{1, 2}") == ("{1, 2}", {})  # a set is an answer, not JSON
+    with pytest.raises(ProtocolError, match="looks like JSON but does not parse"):
+        parse_label('{"reference": "42",}')
+
+
+def test_serve_without_the_server_extra_names_the_install_command(monkeypatch):
+    for module in ("fastapi", "pydantic", "uvicorn"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed
+    result = _cli("serve", "--reward", "rule")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "pip install 'rl-reward-harness[server]'" in result.output
+
