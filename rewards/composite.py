@@ -21,8 +21,8 @@ Cooper stage updates it; such a composite is served, not copied, like Cooper.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 from rewards.contract import ClosesOnExit, Item, LearnsFromFeedback, Reward, Score, check_scores, close_reward
 
@@ -114,24 +114,33 @@ class _Pool(Composite):
         return [self.combine([part[i] for part in per_part]) for i in range(len(items))]
 
 
-class All(_Pool):
+class _Vote(_Pool):
+    """A verdict by a quantifier over the parts that could judge (abstentions left out), with the value of the
+    part that decides it: the lowest for ``all`` (one rejection is enough), the highest for ``any``."""
+
+    quantifier: ClassVar[Callable[[Iterable[bool]], bool]]
+    pick: ClassVar[Callable[[Iterable[float]], float]]
+    reasons: ClassVar[tuple[str, str]]  # (correct, not correct)
+
     def combine(self, scores: list[Score]) -> Score:
         judged = [s for s in scores if s.value is not None]
         if not judged:
             return Score.abstain("no part could judge")
-        ok = all(s.verdict is True for s in judged)
-        return Score(min(s.value for s in judged), ok, "all_agree" if ok else "some_part_rejects",
-                     next((s.answer for s in judged if s.answer), None))  # type: ignore[type-var]
+        ok = type(self).quantifier(s.verdict is True for s in judged)
+        return Score(type(self).pick(s.value for s in judged if s.value is not None), ok,
+                     self.reasons[0] if ok else self.reasons[1], next((s.answer for s in judged if s.answer), None))
 
 
-class Any_(_Pool):
-    def combine(self, scores: list[Score]) -> Score:
-        judged = [s for s in scores if s.value is not None]
-        if not judged:
-            return Score.abstain("no part could judge")
-        ok = any(s.verdict is True for s in judged)
-        return Score(max(s.value for s in judged), ok, "some_part_accepts" if ok else "all_reject",
-                     next((s.answer for s in judged if s.answer), None))  # type: ignore[type-var]
+class All(_Vote):
+    quantifier = all
+    pick = min
+    reasons = ("all_agree", "some_part_rejects")
+
+
+class Any_(_Vote):
+    quantifier = any
+    pick = max
+    reasons = ("some_part_accepts", "all_reject")
 
 
 class Mean(_Pool):

@@ -69,37 +69,33 @@ def _quoted(value: str) -> str:
     return f"[{value}]" if any(c in value for c in ",:;[]") else value
 
 
-def _top_level_parts(rest: str, text: str) -> list[str]:
-    """``rest`` split at the commas outside square brackets."""
+def _split_outside_brackets(text: str, separator: str, spec: str) -> list[str]:
+    """``text`` split at the separators outside square brackets; unbalanced brackets fail, naming ``spec``."""
     parts, depth, start = [], 0, 0
-    for i, ch in enumerate(rest):
+    for i, ch in enumerate(text):
         if ch == "[":
             depth += 1
         elif ch == "]":
             depth -= 1
             if depth < 0:
-                raise SpecError(f"unbalanced ']' in spec {text!r}")
-        elif ch == "," and depth == 0:
-            parts.append(rest[start:i])
+                raise SpecError(f"unbalanced ']' in spec {spec!r}")
+        elif ch == separator and depth == 0:
+            parts.append(text[start:i])
             start = i + 1
     if depth:
-        raise SpecError(f"unclosed '[' in spec {text!r}")
-    parts.append(rest[start:])
+        raise SpecError(f"unclosed '[' in spec {spec!r}")
+    parts.append(text[start:])
     return parts
+
+
+def _top_level_parts(rest: str, text: str) -> list[str]:
+    """``rest`` split at the commas outside square brackets."""
+    return _split_outside_brackets(rest, ",", text)
 
 
 def split_list(raw: str) -> list[str]:
     """The items of a list option: separated by ``;`` outside nested brackets."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(raw):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == ";" and depth == 0:
-            items.append(raw[start:i].strip())
-            start = i + 1
-    items.append(raw[start:].strip())
+    items = [item.strip() for item in _split_outside_brackets(raw, ";", raw)]
     return [item[1:-1] if item.startswith("[") and item.endswith("]") else item for item in items if item]
 
 

@@ -242,12 +242,8 @@ def _data_proto(tokenizer, rows):
 
 
 @pytest.fixture
-def in_process_rule(monkeypatch):
-    _shared.LOCAL.close()
-    monkeypatch.delenv("HARNESS_REWARD_URL", raising=False)
-    monkeypatch.setenv("HARNESS_REWARD", "rule:workers=2")
-    yield
-    _shared.LOCAL.close()
+def in_process_rule(in_process_reward):
+    in_process_reward("rule:workers=2")
 
 
 def test_verl_reward_loop_manager_loaded_by_verl(tokenizer, real_rows, eval_scores, in_process_rule):

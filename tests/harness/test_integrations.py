@@ -12,12 +12,8 @@ from harness.integrations.verl_compute_score import compute_score
 
 
 @pytest.fixture(autouse=True)
-def fresh_reward(monkeypatch):
-    _shared.LOCAL.close()
-    monkeypatch.delenv("HARNESS_REWARD_URL", raising=False)
-    monkeypatch.setenv("HARNESS_REWARD", "rule:workers=1")
-    yield
-    _shared.LOCAL.close()
+def fresh_reward(in_process_reward):
+    in_process_reward("rule:workers=1")
 
 
 def openrlhf_body(pairs):
