@@ -191,6 +191,9 @@ def test_hostile_batches_are_scored_safely(reward, real_items, alone, pairs):
     batch = real_items[:3] + hostile_items + real_items[3:]
     TRIED["inputs"] += len(hostile_items)
     TRIED["batches"] += 1
+    if BATCHES > 100 and TRIED["batches"] % 500 == 0:  # a long run shows it is alive, and how far it has come
+        print(f"fuzz: {TRIED['inputs']} inputs in {TRIED['batches']} batches, {TRIED['failures']} failing",
+              flush=True)
     try:
         _check(reward, batch, alone)
     except AssertionError:
