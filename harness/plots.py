@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness.core.optional import require
 from harness.core.store import RunStore
+from harness.tables import setting
 from suites.calibration import (
     best_threshold,
     expected_calibration_error,
@@ -48,7 +49,7 @@ def _series(store: RunStore, run_ids: Sequence[str], key: str) -> dict[str, dict
     groups: dict[str, dict[int, list[float]]] = {}
     for ref in run_ids:
         run = store.get(ref)
-        per_step = groups.setdefault(_label(run.reward), {})
+        per_step = groups.setdefault(_label(setting(run.reward)), {})
         for step, values in store.steps(run.id).items():
             if values.get(key) is not None:
                 per_step.setdefault(step, []).append(float(values[key]))

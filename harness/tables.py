@@ -164,13 +164,23 @@ def _spread(values: Sequence[float]) -> tuple[float | None, float | None, float 
     return mean, sd, min(values), max(values)
 
 
+def setting(reward: str) -> str:
+    """A reward spec without its seed: the runs of one setting (Cooper's spec carries the seed of its own updates)."""
+    from harness.core.spec import ComponentSpec, SpecError
+
+    try:
+        return str(ComponentSpec.parse(reward).without("seed"))
+    except SpecError:
+        return reward
+
+
 def training_layout(runs: Sequence[RunRecord]) -> Table:
     """Training runs grouped by reward (the seeds of one setting): final held-out accuracy with its spread across
     seeds, final training reward and rule accuracy, the reward's final probe accuracy, Cooper's valid pairs per
     update, and how many runs set off the hacking alarm."""
     groups: dict[str, list[RunRecord]] = {}
     for run in runs:
-        groups.setdefault(run.reward, []).append(run)
+        groups.setdefault(setting(run.reward), []).append(run)
     headers = ["Reward", "seeds", "held-out acc.", "sd", "min", "max", "training reward", "rule accuracy",
                "probe accuracy", "valid pairs/update", "alarm"]
     rows = []

@@ -59,6 +59,10 @@ class ComponentSpec:
                 options[key] = value
         return cls(name, options)
 
+    def without(self, *keys: str) -> ComponentSpec:
+        """This spec less some options (a seed, to group the runs of one setting)."""
+        return ComponentSpec(self.name, {k: v for k, v in self.options.items() if k not in keys})
+
     def __str__(self) -> str:
         if not self.options:
             return self.name

@@ -67,7 +67,7 @@ def test_training_layout_and_figures_aggregate_seeds(store, tmp_path):
 
     pytest.importorskip("matplotlib", reason="the plots extra is part of the test environment")
     ids = []
-    for reward, held, alarm in (("cooper:model=m", 0.5, None), ("cooper:model=m", 0.7, None), ("verifyrm:model=m", 0.1, 3)):
+    for reward, held, alarm in (("cooper:model=m,seed=0", 0.5, None), ("cooper:model=m,seed=1", 0.7, None), ("verifyrm:model=m", 0.1, 3)):
         with store.recording(NewRun("train", reward, "d", "d", "", 3, {}, {})) as run_id:
             for step in (1, 2, 3):
                 values = {"train_reward": 0.5, "rule_accuracy": 0.4, "rm_probe_accuracy": 0.6, "rm_valid_pairs": 8.0}
