@@ -310,7 +310,7 @@ class RunStore:
         """A full run id from an id, a unique prefix, or ``latest``."""
         with self._connect() as db:
             if ref == "latest":
-                row = db.execute("SELECT id FROM runs ORDER BY created_at DESC, id DESC LIMIT 1").fetchone()
+                row = db.execute("SELECT id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
                 if row is None:
                     raise StoreError(f"no runs in {self.path}")
                 return row[0]
@@ -346,7 +346,7 @@ class RunStore:
             ids = [
                 r[0]
                 for r in db.execute(
-                    f"SELECT id FROM runs {where} ORDER BY created_at DESC, id DESC LIMIT ?", (*args, limit)
+                    f"SELECT id FROM runs {where} ORDER BY created_at DESC, rowid DESC LIMIT ?", (*args, limit)
                 )
             ]
         return [self.get(i) for i in ids]
@@ -360,7 +360,7 @@ class RunStore:
         target = Path(model).expanduser().resolve()
         with self._connect() as db:
             ids = [r[0] for r in db.execute(
-                "SELECT id FROM runs WHERE kind='train' AND status=? ORDER BY created_at DESC, id DESC", (STATUS_COMPLETE,)
+                "SELECT id FROM runs WHERE kind='train' AND status=? ORDER BY created_at DESC, rowid DESC", (STATUS_COMPLETE,)
             )]
         for run_id in ids:
             run = self.get(run_id)

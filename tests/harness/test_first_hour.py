@@ -78,7 +78,8 @@ def test_compare_warns_across_suites_prints_counts_as_integers_and_names_every_c
     store = str(tmp_path / "s.sqlite")
     for suite, limit in (("sample", "4"), ("sample", "6"), ("robustness", "4")):
         assert _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", suite, "--limit", limit).exit_code == 0
-    a, b, c = (r.id for r in reversed(RunStore(store).runs()))
+    by_data = {(r.suite, r.n_items): r.id for r in RunStore(store).runs()}  # runs in one second may list in any order
+    a, b, c = by_data["sample", 4], by_data["sample", 6], by_data["robustness", 4]
     result = _cli("--store", store, "compare", a, b, "--format", "csv")
     assert result.exit_code == 0, result.output
     assert "WARNING: the runs scored different data of suite sample (4 items" in result.stderr
@@ -125,3 +126,13 @@ def test_serve_without_the_server_extra_names_the_install_command(monkeypatch):
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "pip install 'rl-reward-harness[server]'" in result.output
 
+
+
+def test_latest_is_the_last_run_begun_even_within_one_second(tmp_path):
+    from harness.core.store import NewRun
+
+    store = RunStore(tmp_path / "s.sqlite")
+    for _ in range(10):  # ids within one second carry random suffixes: insertion order must decide
+        first = store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
+        second = store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
+        assert store.get("latest").id == second and store.runs(limit=2)[0].id == second != first
