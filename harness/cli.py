@@ -23,7 +23,6 @@ from harness.report import (
     FORMATS,
     Table,
     category_table,
-    comparability,
     compare_table,
     metrics_table,
     render_text,
@@ -276,9 +275,10 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> Non
     """Compare the metrics of two runs."""
     store = _store(ctx)
     a, b = store.get(run_a), store.get(run_b)
-    for warning in comparability(a, b):
+    compared = compare_table(a, b)
+    for warning in compared.notes:  # the table's notes say why the runs may not compare: on stderr too
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
-    _emit([category_table([a, b]), compare_table(a, b)], fmt)
+    _emit([category_table([a, b]), compared], fmt)
 
 
 @main.command("train-rm")

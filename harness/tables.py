@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from harness.core.spec import ComponentSpec, SpecError
 from harness.core.store import RunRecord
 from harness.published import Published, PublishedRow, caveats
 from harness.report import Table, category_table
@@ -166,8 +167,6 @@ def _spread(values: Sequence[float]) -> tuple[float | None, float | None, float 
 
 def setting(reward: str) -> str:
     """A reward spec without its seed: the runs of one setting (Cooper's spec carries the seed of its own updates)."""
-    from harness.core.spec import ComponentSpec, SpecError
-
     try:
         return str(ComponentSpec.parse(reward).without("seed"))
     except SpecError:

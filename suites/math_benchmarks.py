@@ -117,4 +117,6 @@ def normalised_records(name: str, limit: int | None = None) -> list[dict[str, st
             except KeyError as exc:
                 raise DataError(f"math/{file}: record {i} has no field {exc} (declared for benchmark {name!r}; its "
                                 f"fields: {', '.join(sorted(record))})") from None
-    return out[:limit] if limit else out
+            if limit and len(out) >= limit:
+                return out
+    return out

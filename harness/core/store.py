@@ -296,13 +296,13 @@ class RunStore:
         """Mark the run ``interrupted`` (Ctrl-C) or ``failed`` (any error) if the block raises, then re-raise."""
         try:
             yield
-        except KeyboardInterrupt:
-            self.abort(run_id, STATUS_INTERRUPTED, "interrupted by the user")
-            _log.warning("run %s marked interrupted in %s (harness show %s)", run_id, self.path, run_id)
-            raise
         except BaseException as exc:
-            self.abort(run_id, STATUS_FAILED, f"{type(exc).__name__}: {exc}")
-            _log.warning("run %s marked failed in %s (harness show %s)", run_id, self.path, run_id)
+            if isinstance(exc, KeyboardInterrupt):
+                status, why = STATUS_INTERRUPTED, "interrupted by the user"
+            else:
+                status, why = STATUS_FAILED, f"{type(exc).__name__}: {exc}"
+            self.abort(run_id, status, why)
+            _log.warning("run %s marked %s in %s (harness show %s)", run_id, status, self.path, run_id)
             raise
 
     # -- reading ------------------------------------------------------------------------------
