@@ -5,7 +5,7 @@ MathCheck-GSM and the VerifyBench-Hard subset, agreement with each answer-equiva
 false-positive and false-negative rates of each robustness family. ``--plain`` adds the plain math-verify loop
 (``verify(parse(reference), parse(completion))``) on the same labelled items.
 
-    python benchmarks/rule_accuracy.py [--plain] [--json FILE] [--show-misses N]
+    python -m benchmarks.rule_accuracy [--plain] [--json FILE] [--show-misses N]
 """
 
 from __future__ import annotations
