@@ -114,6 +114,35 @@ def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path)
     return paths
 
 
+def probe_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
+    """What the reward pays on the probe per step (:mod:`trainers.probe`): its ranking of right over wrong
+    completions of the same problems, its pay rate on the probe's hole, and (with ``hole_pattern``) the share of
+    the policy's rollouts that match the hole's pattern; one panel each, seeds as their mean with a min-max band."""
+    panels = [(series, name) for key, name in (("rm_probe_ranking", "ranking of right over wrong"),
+                                               ("rm_hole_pay", "hole pay rate (probe)"),
+                                               ("hole_share", "rollouts with the hole's pattern"))
+              if (series := _series(store, run_ids, key))]
+    if not panels:
+        raise NothingToPlot("none of these runs recorded probe ranking, hole pay or hole usage (harness train --probe "
+                         "SUITE with right and wrong completions of the same problems and a hole category, or "
+                         "hole_pattern)")
+    plt = _pyplot()
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.6 * len(panels)), sharex=True, squeeze=False)
+    bottom = axes[-1][0]
+    for (ax,), (series, name) in zip(axes, panels):
+        for label, steps in series.items():
+            _draw(ax, steps, label, marker=".")
+        ax.set_ylabel(name)
+        ax.set_ylim(-0.03, 1.03)
+        if ax.lines:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    bottom.set_xlabel("step")
+    fig.suptitle("The reward on the probe, and the hole in the rollouts")
+    paths = _save(fig, output)
+    plt.close(fig)
+    return paths
+
+
 def score_distribution(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
     """Histograms of rewards' scores for completions labelled correct versus incorrect, one panel per eval run."""
     runs = [store.get(ref) for ref in run_ids]
@@ -196,5 +225,6 @@ def threshold(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Pat
 
 
 # `harness plot --kind NAME`: each figure takes the store, the run references and the output stem.
-FIGURES = {"training": training_dynamics, "rm-accuracy": reward_model_accuracy, "scores": score_distribution,
+FIGURES = {"training": training_dynamics, "rm-accuracy": reward_model_accuracy, "probe": probe_dynamics,
+           "scores": score_distribution,
            "calibration": calibration, "threshold": threshold}

@@ -175,13 +175,13 @@ def setting(reward: str) -> str:
 
 def training_layout(runs: Sequence[RunRecord]) -> Table:
     """Training runs grouped by reward (the seeds of one setting): final held-out accuracy with its spread across
-    seeds, final training reward and rule accuracy, the reward's final probe accuracy, Cooper's valid pairs per
-    update, and how many runs set off the hacking alarm."""
+    seeds, final training reward and rule accuracy, the reward's final probe accuracy, ranking of right over wrong
+    and pay rate on the probe's hole, Cooper's valid pairs per update, and how many runs set off the hacking alarm."""
     groups: dict[str, list[RunRecord]] = {}
     for run in runs:
         groups.setdefault(setting(run.reward), []).append(run)
     headers = ["Reward", "seeds", "held-out acc.", "sd", "min", "max", "training reward", "rule accuracy",
-               "probe accuracy", "valid pairs/update", "alarm"]
+               "probe accuracy", "probe ranking", "hole pay", "valid pairs/update", "alarm"]
     rows = []
     for reward, members in groups.items():
         metrics = [_by_name(r) for r in members]
@@ -196,11 +196,12 @@ def training_layout(runs: Sequence[RunRecord]) -> Table:
             alarm += " (steps " + ", ".join(str(int(f)) for f in fired if f is not None) + ")"
         rows.append([reward, len(members), *held, _mean(values("final_train_reward")),
                      _mean(values("final_rule_accuracy")), _mean(values("final_rm_probe_accuracy")),
+                     _mean(values("final_rm_probe_ranking")), _mean(values("final_rm_hole_pay")),
                      _mean(values("mean_valid_pairs")), alarm])
     notes = ("held-out accuracy: the last held-out check of each run (greedy, the rule reward), mean, standard "
              "deviation, min and max over the runs of the row; the other columns are means over them",)
     return Table("Training runs by reward (final values; spread across seeds)", headers, rows,
-                 frozenset({2, 3, 4, 5, 6, 7, 8}), notes, {9: 1})
+                 frozenset({2, 3, 4, 5, 6, 7, 8, 9, 10}), notes, {11: 1})
 
 
 # Every table ``harness tables --layout`` renders; robustness and training tables have no published figures.

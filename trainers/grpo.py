@@ -7,6 +7,7 @@ configuration comes from defaults, then a config file, then the command line (ea
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -16,6 +17,7 @@ from typing import Any
 from rewards.contract import Item, LearnsFromFeedback, Reward, reward_value
 from rewards.inputs import clean_completion, reference_text
 from rewards.rule import RuleReward
+from trainers.probe import Probe
 from trainers.step_metrics import step_values, update_values
 
 
@@ -46,8 +48,10 @@ class GRPORunConfig:
     eval_max_tokens: int = 256
     launcher: str = ""  # openrlhf: the command that runs train_ppo_ray (default: python -m openrlhf.cli.train_ppo_ray)
     dtype: str = "auto"  # trl: auto picks bfloat16 where this machine runs it faster (harness.core.precision)
-    probe: str = ""  # a labelled suite spec (e.g. jsonl:data=probe.jsonl): the reward's accuracy on it every step
+    probe: str = ""  # a labelled suite spec (e.g. jsonl:data=probe.jsonl): what the reward pays on it every step
     probe_limit: int = 0
+    probe_hole: str = "hole"  # the probe category whose pay rate is logged (rm_hole_pay)
+    hole_pattern: str = ""  # a regex: the share of rollouts matching it (and of those wrong) is logged every step
 
     @classmethod
     def merged(cls, file_values: Mapping[str, Any], cli_values: Mapping[str, Any]) -> GRPORunConfig:
@@ -112,17 +116,19 @@ class RewardBridge:
     """A registry reward as a trainer reward function.
 
     Called with prompts, completions and the dataset columns (``reference``); scores with the reward, measures
-    the rule reward's accuracy on the same rollouts, and, for a reward that learns (Cooper), updates it from
-    this scored batch before the next batch is scored. With a labelled ``probe``, the reward's accuracy on it
-    is recorded too (``rm_probe_accuracy``).
+    the rule reward's accuracy on the same rollouts (and, with ``hole_pattern``, the share of rollouts that match
+    it and of those that are wrong), and, for a reward that learns (Cooper), updates it from
+    this scored batch before the next batch is scored. With a labelled ``probe``, what the reward pays on it is
+    recorded after the update (:mod:`trainers.probe`: accuracy, ranking, the hole's pay rate).
     """
 
     def __init__(self, reward: Reward, records: StepRecords, rule: RuleReward | None = None,
-                 probe: Sequence[tuple[Item, bool]] = ()) -> None:
+                 probe: Probe | None = None, hole_pattern: str = "") -> None:
         self.reward = reward
         self.records = records
         self.rule = rule or RuleReward(workers=2)
-        self.probe = list(probe)  # labelled items: the reward's own accuracy on them is logged every step
+        self.probe = probe
+        self.hole = re.compile(hole_pattern) if hole_pattern else None
         self.__name__ = "harness_reward"
 
     def items(self, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[Any]) -> list[Item]:
@@ -136,19 +142,13 @@ class RewardBridge:
         scores = self.reward.score(items)
         rule = [s.verdict is True for s in self.rule.score(items)]
         values = step_values(items, scores, rule)
+        if self.hole is not None:  # how much of what the policy writes is the hole's pattern, and wrong
+            hits = [self.hole.search(it.completion) is not None for it in items]
+            values["hole_share"] = sum(hits) / len(items)
+            values["hole_wrong_share"] = sum(h and not r for h, r in zip(hits, rule)) / len(items)
         if isinstance(self.reward, LearnsFromFeedback):
             values.update(update_values(self.reward.learn(items, scores)))
-        if self.probe:  # after the update: constant for a static reward, moving for one that learns
-            judged = self.reward.score([it for it, _ in self.probe])
-            values["rm_probe_accuracy"] = sum((s.verdict is True) == label for s, (_, label) in zip(judged, self.probe)) / len(self.probe)
+        if self.probe is not None:  # after the update: constant for a static reward, moving for one that learns
+            values.update(self.probe.measure(self.reward.score(self.probe.items)))
         self.records.add(values)
         return [reward_value(s, abstention=None) for s in scores]  # TRL leaves out a sample the reward could not judge
-
-
-def probe_items(spec: str, limit: int = 0) -> list[tuple[Item, bool]]:
-    """The labelled items of a suite spec (``jsonl:data=probe.jsonl``, ``sample``), for the reward's probe."""
-    if not spec:
-        return []
-    from suites import build_suite
-
-    return [(r.item, bool(r.label)) for r in build_suite(spec).load(limit=limit or None).rows]

@@ -44,9 +44,15 @@ def _mean(steps: Mapping[int, Mapping[str, float | None]], key: str) -> float | 
     return sum(values) / len(values) if values else None
 
 
+def _peak(steps: Mapping[int, Mapping[str, float | None]], key: str) -> float | None:
+    values = [v[key] for v in steps.values() if v.get(key) is not None]
+    return max(values) if values else None
+
+
 def final_metrics(steps: Mapping[int, Mapping[str, float | None]]) -> list[MetricRow]:
     """The run-level metrics of a training run, from its stored steps: the last training reward, rule accuracy,
-    held-out accuracy and probe accuracy logged, the alarm's step, the mean valid pairs per update (Cooper)."""
+    held-out accuracy, probe accuracy, probe ranking and hole pay rate logged, the hole pay rate's peak, the
+    alarm's step, the mean valid pairs per update (Cooper)."""
     fired = [k for k, v in steps.items() if v.get("hacking_alarm")]
     n = len(steps)
     return [
@@ -54,6 +60,9 @@ def final_metrics(steps: Mapping[int, Mapping[str, float | None]]) -> list[Metri
         MetricRow("final_rule_accuracy", _last(steps, "rule_accuracy"), True, n, "training"),
         MetricRow("final_heldout_accuracy", _last(steps, "heldout_accuracy"), True, n, "training"),
         MetricRow("final_rm_probe_accuracy", _last(steps, "rm_probe_accuracy"), True, n, "training"),
+        MetricRow("final_rm_probe_ranking", _last(steps, "rm_probe_ranking"), True, n, "training"),
+        MetricRow("final_rm_hole_pay", _last(steps, "rm_hole_pay"), True, n, "training"),
+        MetricRow("peak_rm_hole_pay", _peak(steps, "rm_hole_pay"), True, n, "training"),
         MetricRow("mean_valid_pairs", _mean(steps, "rm_valid_pairs"), True, n, "training"),
         MetricRow("hacking_alarm_step", float(min(fired)) if fired else None, None, n, "training"),
         MetricRow("steps", float(n), None, n, "training"),

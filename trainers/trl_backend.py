@@ -22,7 +22,8 @@ from harness.core.precision import choose_precision
 from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
 from rewards.contract import close_reward
 from suites.math_data import load_problems
-from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, probe_items
+from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
+from trainers.probe import Probe
 from trainers.hacking import HackingAlarm
 from trainers.step_metrics import final_metrics
 
@@ -90,7 +91,8 @@ class TRLTrainer:
         dataset = self._dataset(tokenizer)
         reward = build_reward(cfg.reward)
         records = StepRecords()
-        bridge = RewardBridge(reward, records, probe=probe_items(cfg.probe, cfg.probe_limit))
+        bridge = RewardBridge(reward, records, probe=Probe.from_spec(cfg.probe, cfg.probe_limit, cfg.probe_hole),
+                              hole_pattern=cfg.hole_pattern)
         alarm = HackingAlarm(window=cfg.alarm_window)
         output = Path(cfg.output)
         heldout = load_problems(cfg.eval_suite, "test", cfg.eval_limit) if cfg.eval_every else []

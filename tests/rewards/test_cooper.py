@@ -71,7 +71,14 @@ def test_groups_without_a_correct_rollout_are_masked(base):
     reward = CooperReward(str(base), negatives="perturb")
     try:
         wrong_only = [Item("q", "5", "\\boxed{6}"), Item("q", "5", "\\boxed{4}")]
-        assert reward.learn(wrong_only, reward.score(wrong_only)) == {"groups": 1.0, "valid_pairs": 0.0}
+        assert reward.learn(wrong_only, reward.score(wrong_only)) == {
+            "groups": 1.0, "valid_pairs": 0.0, "groups_without_positive": 1.0, "groups_without_negative": 0.0}
+        # a right rollout whose answer cannot be perturbed (no final answer to change): a group without a negative
+        unmarked = [Item("q", "5", "\\boxed{6}"), Item("q", "5", "2 + 3 = 5"), Item("r", "2", "\\boxed{2}")]
+        assert [s.verdict for s in reward.rule.score(unmarked)] == [False, True, True]
+        metrics = reward.learn(unmarked, reward.score(unmarked))
+        assert {k: metrics[k] for k in ("groups", "valid_pairs", "groups_without_positive", "groups_without_negative")} \
+            == {"groups": 2.0, "valid_pairs": 1.0, "groups_without_positive": 0.0, "groups_without_negative": 1.0}
     finally:
         reward.close()
 
@@ -99,11 +106,12 @@ def test_updates_widen_the_margin_and_resume_from_checkpoint(base, tmp_path):
 
 
 def test_the_trainer_probe_is_the_rewards_accuracy_after_each_update(base, data_root):
-    from trainers.grpo import RewardBridge, StepRecords, probe_items
+    from trainers.grpo import RewardBridge, StepRecords
+    from trainers.probe import Probe
 
     reward = CooperReward(str(base), negatives="group")
     records = StepRecords()
-    bridge = RewardBridge(reward, records, probe=probe_items("sample", 10))
+    bridge = RewardBridge(reward, records, probe=Probe.from_spec("sample", 10))
     try:
         items = rollouts()
         bridge([it.question for it in items], [it.completion for it in items], [it.reference for it in items])
@@ -149,5 +157,18 @@ def test_assistant_negatives_from_a_real_small_llm(base):
         assert len(pairs) <= 2
         assert all(c.verdict is False for c in reward.rule.score([p.negative for p in pairs]))
         assert all(p.negative.completion != p.positive.completion for p in pairs)
+    finally:
+        reward.close()
+
+
+def test_update_steps_takes_that_many_optimizer_steps_per_update(base):
+    reward = CooperReward(str(base), negatives="perturb", update_steps=3, learning_rate=1e-3)
+    try:
+        items = rollouts()
+        first = reward.learn(items, reward.score(items))
+        steps = {int(state["step"]) for state in reward.optimizer.state.values()}
+        assert steps == {3} and reward.step == 1 and first["valid_pairs"] == 2.0
+        with pytest.raises(ValueError, match="update_steps"):
+            CooperReward(str(base), negatives="perturb", update_steps=0)
     finally:
         reward.close()
