@@ -14,6 +14,8 @@ import click
 
 from harness import __version__
 from harness.core.optional import MissingDependencyError
+from harness.core.plugins import ENV as _PLUGINS_ENV
+from harness.core.plugins import PluginError, load_plugins, plugins_from_env
 from harness.core.registry import RegistryError
 from harness.core.spec import SpecError
 from harness.core.store import RunStore, StoreError
@@ -33,7 +35,8 @@ from harness.report import (
 from harness.tables import PUBLISHED_MODES, RUN_KINDS, RUN_SUITES, TABLES, paper_table, render_latex
 from suites.loading import DataError
 
-_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot)
+_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot,
+                PluginError)
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -127,20 +130,43 @@ def _emit(tables: list[Table], fmt: str) -> None:
     default=None,
     help="SQLite run store (default: runs.sqlite in the user data directory; env HARNESS_STORE).",
 )
+@click.option("--plugin", "plugins", multiple=True, metavar="FILE_OR_MODULE",
+              help=f"Import your own code first (a .py file or a module), so that rewards and suites it registers by "
+                   f"decorator can be named; repeatable (env {_PLUGINS_ENV}, separated like PATH).")
 @click.pass_context
-def main(ctx: click.Context, store_path: str | None) -> None:
+def main(ctx: click.Context, store_path: str | None, plugins: tuple[str, ...]) -> None:
     """Evaluate and serve rewards for RL of LLMs on reasoning."""
     _configure_logging()
     ctx.obj = {"store_path": store_path}
+    try:
+        load_plugins([*plugins_from_env(), *plugins])
+    except PluginError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _plugin_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--plugin`` on a subcommand too (``harness eval --plugin F`` as well as ``harness --plugin F eval``): the
+    code is imported as the option is read, before the command's body names any reward or suite."""
+
+    def load(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+        try:
+            load_plugins(value)
+        except PluginError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+    return click.option("--plugin", multiple=True, metavar="FILE_OR_MODULE", expose_value=False, callback=load,
+                        help="Import your own code first (as the group option --plugin).")(command)
 
 
 def _store_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--store`` on a subcommand too (``harness eval --store X`` as well as ``harness --store X eval``)."""
+    """``--store`` (and ``--plugin``) on a subcommand too (``harness eval --store X`` as well as
+    ``harness --store X eval``)."""
 
     def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
         if value is not None:
             ctx.ensure_object(dict)["store_path"] = value
 
+    command = _plugin_option(command)
     return click.option("--store", type=click.Path(dir_okay=False), default=None, expose_value=False,
                         callback=remember, help="SQLite run store (as the group option --store).")(command)
 
@@ -151,6 +177,7 @@ def _store(ctx: click.Context) -> RunStore:
 
 @main.command("ls")
 @click.argument("kind", type=click.Choice(["rewards", "suites", "trainers", "generators", "all"]), default="all")
+@_plugin_option
 def ls_command(kind: str) -> None:
     """List registered rewards, suites, trainers and generation backends (plugins included) without importing them."""
     from harness.catalog import catalog
@@ -165,6 +192,7 @@ def ls_command(kind: str) -> None:
 @click.option("--suite", "suite_spec", help="Suite spec to check; its data is loaded and counted.")
 @click.option("--data", default=None, help="Local data file or folder for the suite.")
 @_friendly
+@_plugin_option
 def validate_command(reward_spec: str | None, suite_spec: str | None, data: str | None) -> None:
     """Check specs and data without scoring anything."""
     from harness.catalog import validate
@@ -335,6 +363,7 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Label only the first N triples.")
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="Labelled jsonl to write.")
 @_friendly
+@_plugin_option
 def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite_spec: str | None, data: str | None,
                   limit: int | None, output: str) -> None:
     """Hybrid labelling: keep the triples where the rule reward and the judge agree."""
@@ -439,8 +468,9 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
 @click.option("--eval-limit", type=int, default=None, help="Held-out problems per check.")
 @click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default=None,
               help="trl: auto (default) picks bfloat16 where this machine runs it faster than float32.")
-@click.option("--probe", default=None, help="A labelled suite spec (e.g. jsonl:data=probe.jsonl): the reward's "
-              "accuracy on it is recorded every step (constant for a static reward, moving for cooper).")
+@click.option("--probe", default=None, help="A labelled suite spec (e.g. jsonl:data=probe.jsonl,category=kind): the "
+              "reward's accuracy, ranking of right over wrong, and pay rate on the 'hole' category (probe_hole in a "
+              "config file) are recorded every step (constant for a static reward, moving for cooper).")
 @click.option("--probe-limit", type=int, default=None, help="Only the first N items of the probe.")
 @click.option("--launcher", default=None, help="openrlhf: the command that runs OpenRLHF's trainer (default "
               "'python -m openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
@@ -582,9 +612,10 @@ def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], s
 
 
 @main.command("plot")
-@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "scores", "calibration", "threshold"]),
+@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "probe", "scores", "calibration", "threshold"]),
               required=True, help="training: training reward, rule accuracy and held-out accuracy per step (seeds "
-              "of one reward as mean and spread); rm-accuracy: the reward's probe accuracy per step; scores: score "
+              "of one reward as mean and spread); rm-accuracy: the reward's probe accuracy per step; probe: its "
+              "ranking of right over wrong and hole pay rate per step; scores: score "
               "histograms of correct vs incorrect; calibration: reliability diagram with AUC and ECE; threshold: "
               "accuracy, precision and recall over the threshold.")
 @click.argument("run_refs", nargs=-1, required=True)
