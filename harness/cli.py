@@ -55,7 +55,11 @@ def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=stderr, soft_wrap=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:  # rich exits with status 1 here; the command group ends with 0
+            raise BrokenPipeError
+
+    return _Console(stderr=stderr, soft_wrap=False)
 
 
 class _StderrHandler(logging.StreamHandler):
@@ -113,14 +117,39 @@ def _emit(tables: list[Table], fmt: str) -> None:
     if fmt == "table":
         console = _console()
         for table in tables:
-            console.print(to_rich(table))
+            console.print(to_rich(table, console.width))
     elif fmt == "json":  # one parseable document, whatever the number of tables
         click.echo(json.dumps([json.loads(render_text(table, fmt)) for table in tables], indent=2))
     else:
         click.echo("\n\n".join(render_text(table, fmt).rstrip("\n") for table in tables))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; a reader that stops reading (``harness runs | head``) ends the command quietly, with
+    status 0, as other Unix tools do, instead of click's status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            _silence_stdout()
+            ctx.exit(0)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit does not raise a second time on the closed pipe."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test runner's buffer)
+        pass
+    finally:
+        os.close(devnull)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="harness")
 @click.option(
     "--store",

@@ -167,21 +167,66 @@ def render_text(table: Table, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
-def to_rich(table: Table) -> Any:
+def to_rich(table: Table, width: int | None = None) -> Any:
+    """The table for a terminal (or a log) ``width`` columns wide: as it is when every value fits whole, else in
+    the first of :func:`fitted`'s forms that does. No column is narrower than its longest value, so ids, dates and
+    figures are never cut; only headers fold."""
     from rich.table import Table as RichTable
 
+    if width is not None:
+        table = fitted(table, width)
+    # a value longer than the line (a completion in one value per line) folds in the last column; no other does
+    folding = width is not None and needed_width(table) > width
     out = RichTable(title=table.title, title_justify="left", caption="\n".join(table.notes) or None,
                     caption_justify="left")
+    last = len(table.headers) - 1
     for i, header in enumerate(table.headers):
-        # fold, never cut; the first column (a run id, a name) stays on one line, to be copied whole however
-        # narrow the terminal: the other columns give way to it
-        whole = i == 0 and table.rows
         out.add_column(header, justify="right" if i >= 1 and _numeric_column(table, i) else "left", overflow="fold",
-                       no_wrap=bool(whole),
-                       min_width=min(40, max(len(table.cell(r, 0)) for r in range(len(table.rows)))) if whole else None)
+                       min_width=None if folding and i == last else (_value_width(table, i) or None))
     for r in range(len(table.rows)):
         out.add_row(*(table.cell(r, c) for c in range(len(table.headers))))
     return out
+
+
+def _value_width(table: Table, col: int) -> int:
+    return max((len(table.cell(r, col)) for r in range(len(table.rows))), default=0)
+
+
+def needed_width(table: Table) -> int:
+    """Columns a rich table needs to show every value whole (headers may fold at spaces): each column's widest
+    value or header word, plus a border and a space either side."""
+    widths = [max(_value_width(table, c), *(len(w) for w in table.headers[c].split() or [""]))
+              for c in range(len(table.headers))]
+    return sum(w + 3 for w in widths) + 1
+
+
+def turned(table: Table) -> Table:
+    """Rows become columns: one line per column of the original (a family, a metric), one column per row (a run,
+    headed by its first cell)."""
+    headers = [table.headers[0], *(table.cell(r, 0) for r in range(len(table.rows)))]
+    rows = [[table.headers[c], *(table.cell(r, c) for r in range(len(table.rows)))]
+            for c in range(1, len(table.headers))]
+    return Table(table.title, headers, rows, notes=table.notes)
+
+
+def long_form(table: Table) -> Table:
+    """One line per value: the row's first cell, the column's name, the value (grep finds any of them)."""
+    rows = [[table.cell(r, 0), table.headers[c], table.cell(r, c)]
+            for r in range(len(table.rows)) for c in range(1, len(table.headers))]
+    return Table(table.title, [table.headers[0], "column", "value"], rows, notes=table.notes)
+
+
+def fitted(table: Table, width: int) -> Table:
+    """The first form of the table that shows every value whole in ``width`` columns: as it is, turned (a table of
+    one or a few runs with many columns), or one value per line; the last when none fits, since it is the one a
+    reader (and grep) can still follow."""
+    if needed_width(table) <= width or not table.rows:
+        return table
+    for form in (turned, long_form):
+        candidate = form(table)
+        if needed_width(candidate) <= width:
+            return candidate
+    return long_form(table)
 
 
 def _numeric_column(table: Table, col: int) -> bool:

@@ -1,0 +1,69 @@
+"""Output that reads anywhere: piped into a file or a log at 80 columns, every value of a table shows whole, on a
+line a reader or grep can find; a reader that stops reading ends the command with status 0."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from suites import build_suite
+
+
+def _cli(*args, columns=80):
+    return CliRunner().invoke(main, list(args), env={"COLUMNS": str(columns)})
+
+
+@pytest.fixture(scope="module")
+def robustness_run(tmp_path_factory):
+    store = str(tmp_path_factory.mktemp("out") / "s.sqlite")
+    result = _cli("--store", store, "eval", "--reward", "rule", "--suite", "robustness")
+    assert result.exit_code == 0, result.output
+    return store, result.stdout
+
+
+def test_every_robustness_family_is_on_a_line_with_its_figure(robustness_run):
+    _, out = robustness_run
+    families = {r.category for r in build_suite("robustness").load().rows}
+    assert len(families) > 15
+    for family in families:
+        assert re.search(rf"^│ {re.escape(family)}\s+│\s+\d+\.\d\s+│$", out, re.M), f"{family} not shown with its figure"
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_runs_and_items_keep_ids_and_dates_whole(robustness_run, columns):
+    store, _ = robustness_run
+    run_id = re.search(r"\d{8}-\d{6}-[0-9a-f]{6}", robustness_run[1]).group(0)
+    listed = _cli("--store", store, "runs", columns=columns).stdout
+    assert re.search(rf"\b{run_id}\b", listed) and re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", listed)
+    items = _cli("--store", store, "show", "latest", "--items", columns=columns).stdout
+    assert all(f"robust-{i:03d}" in items for i in range(129))
+    assert max(len(line) for line in items.splitlines()) <= columns
+
+
+def test_a_table_is_turned_then_put_one_value_a_line_only_when_it_does_not_fit():
+    from harness.report import Table, fitted, long_form, needed_width, turned
+
+    table = Table("t", ["run", *[f"family_{i}" for i in range(12)]], [["20261123-145044-4ad4fb", *[0.5] * 12]],
+                  frozenset(range(1, 13)))
+    assert fitted(table, 400) is table
+    narrow = fitted(table, 80)
+    assert narrow.headers == ["run", "20261123-145044-4ad4fb"] and narrow.rows[0] == ["family_0", "50.0"]
+    many = Table("t", table.headers, [[f"id-{i:02d}-long-enough-to-matter", *[0.5] * 12] for i in range(6)],
+                 frozenset(range(1, 13)))
+    assert needed_width(turned(many)) > 80 and fitted(many, 80).headers == long_form(many).headers
+    assert fitted(many, 80).rows[0] == ["id-00-long-enough-to-matter", "family_0", "50.0"]
+
+
+def test_a_closed_pipe_ends_the_command_quietly_with_status_0(robustness_run):
+    store, _ = robustness_run
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "--store", store, "show", "latest", "--items"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "80"})
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader stops, as head does, while the command still has over 64 KB to write
+    assert proc.wait(timeout=120) == 0
+    assert proc.stderr.read().decode() == ""
