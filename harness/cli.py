@@ -115,9 +115,12 @@ def _progress_bar(label: str = "{task.description}"):
 
 def _emit(tables: list[Table], fmt: str) -> None:
     if fmt == "table":
+        from rich.text import Text
+
         console = _console()
         for table in tables:
-            console.print(to_rich(table, console.width))
+            shown = to_rich(table, console.width)
+            console.print(shown, soft_wrap=isinstance(shown, Text))
     elif fmt == "json":  # one parseable document, whatever the number of tables
         click.echo(json.dumps([json.loads(render_text(table, fmt)) for table in tables], indent=2))
     else:

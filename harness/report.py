@@ -168,21 +168,23 @@ def render_text(table: Table, fmt: str) -> str:
 
 
 def to_rich(table: Table, width: int | None = None) -> Any:
-    """The table for a terminal (or a log) ``width`` columns wide: as it is when every value fits whole, else in
-    the first of :func:`fitted`'s forms that does. No column is narrower than its longest value, so ids, dates and
-    figures are never cut; only headers fold."""
+    """The table for a terminal (or a log) ``width`` columns wide: as it is when every value fits whole, turned
+    when that fits (:func:`fitted`), else one line per row with ``header=value`` fields (:func:`as_lines`, a rich
+    ``Text`` to print without wrapping). No column is narrower than its longest value, so ids, dates and figures
+    are never cut; only headers fold."""
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     if width is not None:
-        table = fitted(table, width)
-    # a value longer than the line (a completion in one value per line) folds in the last column; no other does
-    folding = width is not None and needed_width(table) > width
+        shown = fitted(table, width)
+        if needed_width(shown) > width:
+            return Text(as_lines(table), no_wrap=True, overflow="ignore")
+        table = shown
     out = RichTable(title=table.title, title_justify="left", caption="\n".join(table.notes) or None,
                     caption_justify="left")
-    last = len(table.headers) - 1
     for i, header in enumerate(table.headers):
         out.add_column(header, justify="right" if i >= 1 and _numeric_column(table, i) else "left", overflow="fold",
-                       min_width=None if folding and i == last else (_value_width(table, i) or None))
+                       min_width=_value_width(table, i) or None)
     for r in range(len(table.rows)):
         out.add_row(*(table.cell(r, c) for c in range(len(table.headers))))
     return out
@@ -209,24 +211,22 @@ def turned(table: Table) -> Table:
     return Table(table.title, headers, rows, notes=table.notes)
 
 
-def long_form(table: Table) -> Table:
-    """One line per value: the row's first cell, the column's name, the value (grep finds any of them)."""
-    rows = [[table.cell(r, 0), table.headers[c], table.cell(r, c)]
-            for r in range(len(table.rows)) for c in range(1, len(table.headers))]
-    return Table(table.title, [table.headers[0], "column", "value"], rows, notes=table.notes)
-
-
 def fitted(table: Table, width: int) -> Table:
-    """The first form of the table that shows every value whole in ``width`` columns: as it is, turned (a table of
-    one or a few runs with many columns), or one value per line; the last when none fits, since it is the one a
-    reader (and grep) can still follow."""
+    """The table as it is when every value fits whole in ``width`` columns, else turned (a table of one or a few
+    runs with many columns reads as a line per column); the caller prints :func:`as_lines` when neither fits."""
     if needed_width(table) <= width or not table.rows:
         return table
-    for form in (turned, long_form):
-        candidate = form(table)
-        if needed_width(candidate) <= width:
-            return candidate
-    return long_form(table)
+    return turned(table)
+
+
+def as_lines(table: Table) -> str:
+    """One line per row: its first cell, then ``header=value`` for the rest; whole values on lines of any length,
+    which grep finds and a log keeps."""
+    lines = [table.title] if table.title else []
+    for r in range(len(table.rows)):
+        lines.append("  ".join([table.cell(r, 0), *(f"{table.headers[c]}={table.cell(r, c)}"
+                                                     for c in range(1, len(table.headers)))]))
+    return "\n".join([*lines, *table.notes])
 
 
 def _numeric_column(table: Table, col: int) -> bool:

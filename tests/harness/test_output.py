@@ -41,12 +41,16 @@ def test_runs_and_items_keep_ids_and_dates_whole(robustness_run, columns):
     listed = _cli("--store", store, "runs", columns=columns).stdout
     assert re.search(rf"\b{run_id}\b", listed) and re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", listed)
     items = _cli("--store", store, "show", "latest", "--items", columns=columns).stdout
-    assert all(f"robust-{i:03d}" in items for i in range(129))
-    assert max(len(line) for line in items.splitlines()) <= columns
+    for i in range(129):  # each uid whole: in the table when it fits, else on a line of its own item
+        assert re.search(rf"\brobust-{i:03d}\b", items)
+        assert columns > 80 or re.search(rf"^{i}  uid=robust-{i:03d}  category=\S+  label=(True|False)  .*reason=\w+",
+                                         items, re.M)
+    metrics = _cli("--store", store, "show", "latest", columns=columns).stdout
+    assert re.search(r"false_positive_rate\W+0\.0000\W+77\W+lower", metrics)  # names with their values
 
 
-def test_a_table_is_turned_then_put_one_value_a_line_only_when_it_does_not_fit():
-    from harness.report import Table, fitted, long_form, needed_width, turned
+def test_a_table_is_turned_then_put_a_row_a_line_only_when_it_does_not_fit():
+    from harness.report import Table, as_lines, fitted, needed_width, to_rich, turned
 
     table = Table("t", ["run", *[f"family_{i}" for i in range(12)]], [["20261123-145044-4ad4fb", *[0.5] * 12]],
                   frozenset(range(1, 13)))
@@ -55,8 +59,8 @@ def test_a_table_is_turned_then_put_one_value_a_line_only_when_it_does_not_fit()
     assert narrow.headers == ["run", "20261123-145044-4ad4fb"] and narrow.rows[0] == ["family_0", "50.0"]
     many = Table("t", table.headers, [[f"id-{i:02d}-long-enough-to-matter", *[0.5] * 12] for i in range(6)],
                  frozenset(range(1, 13)))
-    assert needed_width(turned(many)) > 80 and fitted(many, 80).headers == long_form(many).headers
-    assert fitted(many, 80).rows[0] == ["id-00-long-enough-to-matter", "family_0", "50.0"]
+    assert needed_width(turned(many)) > 80 and str(to_rich(many, 80)) == as_lines(many)
+    assert as_lines(many).splitlines()[1].startswith("id-00-long-enough-to-matter  family_0=50.0  family_1=50.0")
 
 
 def test_a_closed_pipe_ends_the_command_quietly_with_status_0(robustness_run):
