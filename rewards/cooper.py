@@ -42,3 +42,258 @@ Differences from the released code (ZJU-REAL/Cooper, ``recipe/cooper/collaborate
   to it in its vendored ``verl/trainer/ppo/ray_trainer.py``; the order above is the one later published in
   ``recipe/cooper/ray_trainer.py``. Ours is the same: score a step's rollouts and hand the rewards out, learn
   from that step (positives picked by the rule reward), then score the next.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
+from rewards.classifier import ClassifierConfig, SequenceClassifier
+from rewards.contract import ClosesOnExit, Item, Score
+from rewards.cooper_negatives import perturb_final_answer, rewrite_messages
+from rewards.rule import RuleReward
+from rewards.verifyrm import VerifyRMFormat, scores_from_logits
+
+
+@dataclass(frozen=True)
+class Pair:
+    positive: Item
+    negative: Item
+
+
+class CooperReward(ClosesOnExit):
+    """VerifyRM scores plus an online pairwise update after each scored batch (the reward learns)."""
+
+    def __init__(
+        self,
+        model: str,
+        negatives: Literal["assistant", "perturb", "group"] = "assistant",
+        positive: Literal["first", "random"] = "first",
+        assistant: str = "",
+        assistant_backend: str = "transformers",
+        assistant_base_url: str = "",
+        assistant_max_tokens: int = 1024,
+        max_tries: int = 3,
+        learning_rate: float = 1e-5,
+        weight_decay: float = 0.01,
+        grad_clip: float = 1.0,
+        micro_batch_pairs: int = 8,
+        update_steps: int = 1,
+        threshold: float = 0.5,
+        discrete: bool = False,
+        negative_check: Literal["reference", "positive"] = "reference",
+        warmup_updates: int = 0,
+        checkpoint_dir: str = "",
+        checkpoint_every: int = 10,
+        device: str = "auto",
+        dtype: str = "auto",
+        max_length: int = 0,
+        seed: int = 0,
+    ) -> None:
+        if negatives == "assistant" and not assistant:
+            raise ValueError("negatives=assistant needs assistant=MODEL (or use negatives=perturb or group)")
+        self.negatives = negatives
+        self.positive = positive
+        self.max_tries = max_tries
+        self.learning_rate, self.weight_decay, self.grad_clip = learning_rate, weight_decay, grad_clip
+        self.micro_batch_pairs = micro_batch_pairs
+        if update_steps < 1:
+            raise ValueError(f"update_steps must be at least 1 (got {update_steps})")
+        self.update_steps = update_steps
+        self.threshold = threshold
+        self.discrete = discrete
+        self.negative_check = negative_check
+        self.warmup_updates = warmup_updates
+        self.checkpoint_dir = Path(checkpoint_dir).expanduser() if checkpoint_dir else None
+        self.checkpoint_every = checkpoint_every
+        self.rng = random.Random(seed)
+        self.step = 0
+        state = read_state(self.checkpoint_dir) if self.checkpoint_dir else None
+        start = str(self.checkpoint_dir) if state else model
+        self.format = VerifyRMFormat.for_model(model)
+        self.classifier = SequenceClassifier(ClassifierConfig(start, device, dtype, max_length))
+        self._resume_state = state
+        self._optimizer: Any = None
+        self._lock = threading.RLock()
+        self.rule = RuleReward(workers=2)
+        self._assistant_spec = (assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
+        self._assistant: Any = None
+
+    # -- scoring ------------------------------------------------------------------------------
+    def _texts(self, items: Sequence[Item]) -> list[str]:
+        return self.format.render_items(items)
+
+    def score(self, items: Sequence[Item]) -> list[Score]:
+        with self._lock:
+            logits = self.classifier.logits(self._texts(items))
+        scores = scores_from_logits(logits, self.threshold)
+        if self.discrete:  # the released code's reward_scale: 0 or 1 by the threshold
+            return [Score(1.0 if s.verdict else 0.0, s.verdict, s.reason, s.answer) for s in scores]
+        return scores
+
+    # -- learning -----------------------------------------------------------------------------
+    @property
+    def optimizer(self) -> Any:
+        if self._optimizer is None:
+            self.classifier.load()
+            torch = self.classifier._torch
+            self._optimizer = torch.optim.AdamW(
+                self.classifier.model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
+            )
+            if self._resume_state:
+                self._optimizer.load_state_dict(load_optimizer_states(self.checkpoint_dir, torch)["optimizer"])
+                self.step = int(self._resume_state["step"])
+        return self._optimizer
+
+    def learn(self, items: Sequence[Item], scores: Sequence[Score]) -> Mapping[str, float]:
+        """One Cooper update from a scored batch. Returns the loss, margin and gradient norm, and the bookkeeping
+        of pairs: groups, valid pairs, groups without a rule-verified positive, and groups with a positive for which
+        no negative could be made (two different reasons for a missing pair)."""
+        groups = _group_by_prompt(items)
+        verdicts = [s.verdict is True for s in self.rule.score(items)]
+        pairs = self.make_pairs(items, groups, verdicts)
+        no_positive = sum(not any(verdicts[i] for i in members) for members in groups)
+        metrics: dict[str, float] = {
+            "groups": float(len(groups)), "valid_pairs": float(len(pairs)),
+            "groups_without_positive": float(no_positive),
+            "groups_without_negative": float(len(groups) - no_positive - len(pairs)),
+        }
+        if pairs:
+            metrics.update(self.update(pairs))
+        return metrics
+
+    def make_pairs(self, items: Sequence[Item], groups: list[list[int]], verdicts: Sequence[bool]) -> list[Pair]:
+        chosen: dict[int, int] = {}
+        for g, members in enumerate(groups):
+            correct = [i for i in members if verdicts[i]]
+            if correct:
+                chosen[g] = correct[0] if self.positive == "first" else self.rng.choice(correct)
+        negatives: dict[int, str] = {}
+        if self.negatives == "group":
+            for g, pos in chosen.items():
+                wrong = [i for i in groups[g] if not verdicts[i]]
+                if wrong:
+                    negatives[g] = items[wrong[0]].completion
+        else:
+            negatives = self._made_negatives({g: items[pos] for g, pos in chosen.items()})
+        return [
+            Pair(items[chosen[g]], Item(items[chosen[g]].question, items[chosen[g]].reference, text))
+            for g, text in negatives.items()
+        ]
+
+    def _made_negatives(self, positives: dict[int, Item]) -> dict[int, str]:
+        """Perturbed or assistant-written negatives, kept only when the rule reward says incorrect."""
+        found: dict[int, str] = {}
+        pending = dict(positives)
+        for _ in range(self.max_tries if self.negatives == "assistant" else 1):
+            if not pending:
+                break
+            candidates = self._candidates(pending)
+            checks = self.rule.score([self._check_item(pending[g], text) for g, text in candidates])
+            for (g, text), check in zip(candidates, checks):
+                if check.verdict is False:
+                    found[g] = text
+                    pending.pop(g, None)
+        return found
+
+    def _check_item(self, positive: Item, negative: str) -> Item:
+        """What a negative is checked against: the reference (ours), or the positive's answer (the released)."""
+        if self.negative_check == "positive":
+            return Item(positive.question, positive.completion, negative)
+        return Item(positive.question, positive.reference, negative)
+
+    def _candidates(self, pending: dict[int, Item]) -> list[tuple[int, str]]:
+        if self.negatives == "perturb":
+            out = [(g, perturb_final_answer(it.completion)) for g, it in pending.items()]
+            return [(g, text) for g, text in out if text]
+        from harness.core.generation import SamplingParams
+
+        order = list(pending)
+        # the released budget: the positive's word count + 500 tokens (one budget per call: the longest's)
+        budget = max(len(pending[g].completion.split()) for g in order) + 500
+        outputs = self.assistant.generate(
+            [rewrite_messages(pending[g].question, pending[g].completion) for g in order],
+            SamplingParams(temperature=0.7, max_tokens=min(budget, self._assistant_spec[3])),
+        )
+        return [(g, out[0].text) for g, out in zip(order, outputs) if out and out[0].text.strip()]
+
+    @property
+    def assistant(self) -> Any:
+        if self._assistant is None:
+            from harness.core.generation import generator_from_options
+
+            backend, model, base_url, _ = self._assistant_spec
+            self._assistant = generator_from_options(backend, model=model, base_url=base_url)
+        return self._assistant
+
+    def update(self, pairs: Sequence[Pair]) -> dict[str, float]:
+        """``update_steps`` optimizer steps on the pairwise loss over ``pairs``; the loss, margin and gradient
+        norm reported are those of the first step (what the model was when the pairs were made)."""
+        with self._lock:
+            first = self._optimizer_step(pairs)
+            for _ in range(self.update_steps - 1):
+                self._optimizer_step(pairs)
+            self.step += 1
+            if self.checkpoint_dir and self.checkpoint_every and self.step % self.checkpoint_every == 0:
+                self.save_checkpoint()
+        return {**first, "step": float(self.step)}
+
+    def _optimizer_step(self, pairs: Sequence[Pair]) -> dict[str, float]:
+        optimizer = self.optimizer
+        clf = self.classifier
+        torch = clf._torch
+        model = clf.model
+        model.train()
+        optimizer.zero_grad()
+        total_loss, margins = 0.0, []
+        try:
+            for start in range(0, len(pairs), self.micro_batch_pairs):
+                chunk = pairs[start : start + self.micro_batch_pairs]
+                pos = clf.forward(clf.encode(self._texts([p.positive for p in chunk])))
+                neg = clf.forward(clf.encode(self._texts([p.negative for p in chunk])))
+                diff = pos - neg
+                loss = -torch.nn.functional.logsigmoid(diff).sum() / len(pairs)
+                loss.backward()
+                total_loss += float(loss.detach())
+                margins += diff.detach().tolist()
+            grad_norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), self.grad_clip))
+            if torch.isfinite(torch.tensor(grad_norm)):
+                warm = min(1.0, (self.step + 1) / self.warmup_updates) if self.warmup_updates else 1.0
+                for group in optimizer.param_groups:
+                    group["lr"] = self.learning_rate * warm
+                optimizer.step()
+            optimizer.zero_grad()
+        finally:
+            model.eval()
+        return {"loss": total_loss, "margin": sum(margins) / len(margins), "grad_norm": grad_norm}
+
+    def save_checkpoint(self) -> None:
+        if self.checkpoint_dir is None:
+            raise ValueError("no checkpoint_dir was given")
+        with self._lock:
+            write_checkpoint(
+                self.checkpoint_dir, self.classifier, {"optimizer": self.optimizer.state_dict()},
+                {"step": self.step},
+            )
+            self.format.save(self.checkpoint_dir)  # the folder then also loads as verifyrm:model=FOLDER
+
+    def close(self) -> None:
+        self.rule.close()
+
+    def __getstate__(self) -> dict:
+        raise TypeError("a cooper reward owns its weights and optimizer: serve it, do not copy it")
+
+
+def _group_by_prompt(items: Sequence[Item]) -> list[list[int]]:
+    """Indices of items sharing question and reference (a prompt id in metadata wins when present)."""
+    groups: dict[Any, list[int]] = {}
+    for i, it in enumerate(items):
+        key = it.metadata.get("prompt_id") or (it.question, it.reference)
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
