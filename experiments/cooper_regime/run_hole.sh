@@ -16,7 +16,7 @@ export HARNESS_STORE=${HARNESS_STORE:-$OUT/runs.sqlite}
 CFG=experiments/cooper_regime/config_hole.yaml
 HERE=experiments/cooper_regime
 # Cooper's setting, chosen by the pilot (pilot.md): the reward model's lr ten times the policy's, as released
-COOPER_OPTIONS=${COOPER_OPTIONS:-"negatives=perturb,learning_rate=2e-4,update_steps=1"}
+COOPER_OPTIONS=${COOPER_OPTIONS:-"negatives=group,learning_rate=2e-4"}
 if [ -n "${SMALL:-}" ]; then  # the pipeline check: every stage, tiny sizes
   DATA=(--sft 16 --train 8 --heldout 4 --rm 4 --rmtest 2 --probe 4); SFT=(--max-steps 2 --batch-size 2)
   ROLL=(--n 2 --max-tokens 12); RM=(--epochs 1); TRAIN=(--prompts-per-step 2 --num-generations 2 --eval-every 1
