@@ -1,0 +1,1 @@
+"""The ``harness`` commands, one module per family; each command parses options and calls the library."""

@@ -1,0 +1,203 @@
+"""What every ``harness`` command shares: the command group, its ``--store`` and ``--plugin`` options, user errors as
+one-line messages, progress on a terminal or in a log, and tables printed to fit wherever the output goes."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from harness import __version__
+from harness.core.optional import MissingDependencyError
+from harness.core.plugins import ENV as _PLUGINS_ENV
+from harness.core.plugins import PluginError, load_plugins, plugins_from_env
+from harness.core.registry import RegistryError
+from harness.core.spec import SpecError
+from harness.core.store import RunStore, StoreError
+from harness.plots import NothingToPlot
+from harness.published import PublishedDataError
+from harness.report import (
+    Table,
+    render_text,
+    to_rich,
+)
+from suites.loading import DataError
+
+_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot,
+                PluginError)
+
+
+def friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn the library's user-facing errors into one clean message and exit code 1, without a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except _USER_ERRORS as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+def make_console(stderr: bool = False):
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:  # rich exits with status 1 here; the command group ends with 0
+            raise BrokenPipeError
+
+    return _Console(stderr=stderr, soft_wrap=False)
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at the time of the record (test runners swap it)."""
+
+    @property
+    def stream(self):  # type: ignore[override]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def _configure_logging() -> None:
+    """The ``harness`` logger to stderr: progress lines and choices at INFO when stderr is not a terminal (a job's
+    log), warnings only when it is (a bar shows progress there)."""
+    logger = logging.getLogger("harness")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.WARNING if sys.stderr.isatty() else logging.INFO)
+
+
+@contextmanager
+def progress(label: str, unit: str = "items") -> Iterator[Callable[..., None]]:
+    """``update(done, total=None, phase=None)``: a bar on a terminal, and progress lines in the log at a steady
+    interval (:class:`harness.core.progress.ProgressLog`), which show when stderr is not a terminal."""
+    from harness.core.progress import ProgressLog
+
+    lines = ProgressLog(label, unit)
+    if not sys.stderr.isatty():
+        yield lambda done, total=None, phase=None: lines.update(done, total, phase)
+        return
+    with progress_bar() as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int | None = None, phase: str | None = None) -> None:
+            bar.update(task, completed=done, total=total, description=phase or label)
+            lines.update(done, total, phase)
+
+        yield update
+
+
+def progress_bar(label: str = "{task.description}"):
+    """A transient progress bar on stderr, so tables and JSON on stdout stay clean."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=make_console(stderr=True), transient=True)
+
+
+def emit(tables: list[Table], fmt: str) -> None:
+    if fmt == "table":
+        from rich.text import Text
+
+        console = make_console()
+        for table in tables:
+            shown = to_rich(table, console.width)
+            console.print(shown, soft_wrap=isinstance(shown, Text))
+    elif fmt == "json":  # one parseable document, whatever the number of tables
+        click.echo(json.dumps([json.loads(render_text(table, fmt)) for table in tables], indent=2))
+    else:
+        click.echo("\n\n".join(render_text(table, fmt).rstrip("\n") for table in tables))
+
+
+class _Commands(click.Group):
+    """The command group; a reader that stops reading (``harness runs | head``) ends the command quietly, with
+    status 0, as other Unix tools do, instead of click's status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            _silence_stdout()
+            ctx.exit(0)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit does not raise a second time on the closed pipe."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test runner's buffer)
+        pass
+    finally:
+        os.close(devnull)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="harness")
+@click.option(
+    "--store",
+    "store_path",
+    envvar="HARNESS_STORE",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="SQLite run store (default: runs.sqlite in the user data directory; env HARNESS_STORE).",
+)
+@click.option("--plugin", "plugins", multiple=True, metavar="FILE_OR_MODULE",
+              help=f"Import your own code first (a .py file or a module), so that rewards and suites it registers by "
+                   f"decorator can be named; repeatable (env {_PLUGINS_ENV}, separated like PATH).")
+@click.pass_context
+def main(ctx: click.Context, store_path: str | None, plugins: tuple[str, ...]) -> None:
+    """Evaluate and serve rewards for RL of LLMs on reasoning."""
+    _configure_logging()
+    ctx.obj = {"store_path": store_path}
+    try:
+        load_plugins([*plugins_from_env(), *plugins])
+    except PluginError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def plugin_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--plugin`` on a subcommand too (``harness eval --plugin F`` as well as ``harness --plugin F eval``): the
+    code is imported as the option is read, before the command's body names any reward or suite."""
+
+    def load(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+        try:
+            load_plugins(value)
+        except PluginError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+    return click.option("--plugin", multiple=True, metavar="FILE_OR_MODULE", expose_value=False, callback=load,
+                        help="Import your own code first (as the group option --plugin).")(command)
+
+
+def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--store`` (and ``--plugin``) on a subcommand too (``harness eval --store X`` as well as
+    ``harness --store X eval``)."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.ensure_object(dict)["store_path"] = value
+
+    command = plugin_option(command)
+    return click.option("--store", type=click.Path(dir_okay=False), default=None, expose_value=False,
+                        callback=remember, help="SQLite run store (as the group option --store).")(command)
+
+
+def run_store(ctx: click.Context) -> RunStore:
+    return RunStore(ctx.obj["store_path"])
+
+

@@ -1,0 +1,98 @@
+"""Scoring rewards on suites, probing what they pay for, and hybrid labelling."""
+
+from __future__ import annotations
+
+
+import click
+
+from harness.commands.common import (
+    emit,
+    friendly,
+    plugin_option,
+    progress,
+    run_store,
+    store_option,
+)
+from harness.report import (
+    FORMATS,
+    Table,
+    category_table,
+    metrics_table,
+    run_summary,
+)
+
+
+@click.command("eval")
+@click.option("--reward", "reward_spec", required=True, help="Reward spec: rule, or NAME:key=value,...")
+@click.option("--suite", "suite_spec", required=True, help="Suite spec: sample, verifybench-hard, jsonl:...")
+@click.option("--data", default=None, help="Local jsonl file or folder instead of the suite's default source.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N items.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def eval_command(
+    ctx: click.Context, reward_spec: str, suite_spec: str, data: str | None, limit: int | None, batch_size: int, fmt: str
+) -> None:
+    """Score a reward on a suite, store the run, and print its metrics."""
+    from harness.evaluate import EvalRequest, evaluate_reward
+
+    request = EvalRequest(reward_spec, suite_spec, data, limit, batch_size)
+    with progress("eval: scoring") as update:
+        run = evaluate_reward(request, run_store(ctx), progress=update)
+    if fmt == "table":
+        click.echo("  ".join(f"{k}: {v}" for k, v in run_summary(run)[:6]), err=True)
+    emit([category_table([run]), metrics_table(run)], fmt)
+
+
+@click.command("probe-hacking")
+@click.option("--reward", "reward_spec", required=True, help="Reward spec, e.g. verifyrm:model=runs/verifyrm-minilm.")
+@click.option("--limit", type=click.IntRange(min=1), default=60, show_default=True,
+              help="Real correct completions to mutate (from MathCheck-GSM).")
+@click.option("--threshold", type=float, default=0.5, show_default=True, help="A score at or above it is paid.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def probe_hacking_command(ctx: click.Context, reward_spec: str, limit: int, threshold: float, fmt: str) -> None:
+    """Before any training: how much a reward pays for wrong outputs, per family, and which families it can be
+    exploited by (the robustness suite's must-reject families and mutated real answers)."""
+    from harness.hacking_probe import hacking_table, probe_hacking
+
+    with progress("probe-hacking: scoring") as update:
+        runs, rows = probe_hacking(reward_spec, run_store(ctx), limit=limit, threshold=threshold, progress=update)
+    click.echo("runs: " + ", ".join(r.id for r in runs), err=True)
+    emit([hacking_table(reward_spec, rows, threshold)], fmt)
+
+
+@click.command("label")
+@click.option("--judge", "judge_spec", required=True, help="Judge reward spec, e.g. judge:model=smollm2-135m.")
+@click.option("--rule", "rule_spec", default="rule", show_default=True, help="Rule reward spec.")
+@click.option("--input", "input_file", default=None, help="jsonl/parquet with question, reference_answer, completion.")
+@click.option("--suite", "suite_spec", default=None, help="Or a verifier suite; its labels only grade the report.")
+@click.option("--data", default=None, help="Local data for --suite.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Label only the first N triples.")
+@click.option("--output", required=True, type=click.Path(dir_okay=False), help="Labelled jsonl to write.")
+@friendly
+@plugin_option
+def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite_spec: str | None, data: str | None,
+                  limit: int | None, output: str) -> None:
+    """Hybrid labelling: keep the triples where the rule reward and the judge agree."""
+    from pathlib import Path
+
+    from harness.labelling import hybrid_label, load_triples, write_labelled
+    from rewards import build_reward
+    from rewards.contract import close_reward
+
+    triples = load_triples(input_file, suite_spec, data, limit)
+    rule, judge = build_reward(rule_spec), build_reward(judge_spec)
+    try:
+        with progress("label: rule and judge") as update:
+            kept, report = hybrid_label(triples, rule, judge, progress=update)
+    finally:
+        for reward in (rule, judge):
+            close_reward(reward)
+    report_path = write_labelled(kept, report, Path(output))
+    rows = [[k, v] for k, v in {**report.__dict__, "agreement": report.agreement}.items()]
+    emit([Table(f"Hybrid labelling -> {output} (report: {report_path})", ["", "value"], rows)], "table")

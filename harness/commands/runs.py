@@ -1,0 +1,142 @@
+"""Reading the run store: listings, one run, comparisons, paper tables and figures."""
+
+from __future__ import annotations
+
+
+import click
+
+from harness.commands.common import (
+    emit,
+    friendly,
+    run_store,
+    store_option,
+)
+from harness.published import load_published
+from harness.report import (
+    FORMATS,
+    Table,
+    category_table,
+    compare_table,
+    metrics_table,
+    run_summary,
+    runs_table,
+)
+from harness.tables import PUBLISHED_MODES, RUN_KINDS, RUN_SUITES, TABLES, paper_table, render_latex
+
+
+@click.command("runs")
+@click.option("--suite", default=None, help="Only runs of this suite spec.")
+@click.option("--reward", default=None, help="Only runs of this reward spec.")
+@click.option("--status", default=None, type=click.Choice(["running", "complete", "failed", "interrupted"]))
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def runs_command(ctx: click.Context, suite: str | None, reward: str | None, status: str | None, limit: int, fmt: str) -> None:
+    """List stored runs, newest first.
+
+    The default store is one file for all of this user's harness processes, so runs made anywhere can be compared;
+    ``latest`` means the newest run in it, whichever process made it. Give a project its own store with --store or
+    HARNESS_STORE."""
+    store = run_store(ctx)
+    click.echo(f"store: {store.path} (shared by every harness process that does not set --store or HARNESS_STORE; "
+               "'latest' is the newest run in it)", err=True)
+    emit([runs_table(store.runs(suite=suite, reward=reward, status=status, limit=limit))], fmt)
+
+
+@click.command("show")
+@click.argument("run_ref")
+@click.option("--items", "show_items", is_flag=True, help="Also list every item's score and reason.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -> None:
+    """Show one run (an id, a unique id prefix, or 'latest')."""
+    store = run_store(ctx)
+    run = store.get(run_ref)
+    tables = [Table("Run", ["field", "value"], [list(p) for p in run_summary(run)])]
+    if run.metrics:
+        tables += [category_table([run]), metrics_table(run)]
+    if show_items:
+        rows = [
+            [i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s]
+            for i in store.items(run.id)
+        ]
+        headers = ["idx", "uid", "category", "label", "score", "verdict", "reason", "answer", "latency_s"]
+        tables.append(Table("Items", headers, rows))
+    emit(tables, fmt)
+
+
+@click.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> None:
+    """Compare the metrics of two runs."""
+    store = run_store(ctx)
+    a, b = store.get(run_a), store.get(run_b)
+    compared = compare_table(a, b)
+    for warning in compared.notes:  # the table's notes say why the runs may not compare: on stderr too
+        click.secho(f"WARNING: {warning}", fg="yellow", err=True)
+    emit([category_table([a, b]), compared], fmt)
+
+
+@click.command("tables")
+@click.option("--layout", type=click.Choice(list(TABLES)), required=True)
+@click.argument("run_refs", nargs=-1)
+@click.option("--suite", default=None, help="Without RUN arguments: the latest complete runs of this suite (default for the verifybench, "
+              "verifybench-hard and robustness layouts: that suite).")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--published", "published_mode", type=click.Choice(PUBLISHED_MODES), default="matched",
+              show_default=True, help="The papers' figures beside the runs: for the same rows, every row of the "
+              "paper's table (\"—\" where not run), or none.")
+@click.option("--published-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Reference figures of the same shape as harness/data/published.yaml, instead of the packaged ones.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv", "json", "table"]), default="markdown",
+              show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int,
+                   published_mode: str, published_file: str | None, fmt: str) -> None:
+    """Render stored runs in a paper's table layout, with the papers' published figures beside them."""
+    store = run_store(ctx)
+    suite = suite or RUN_SUITES.get(layout)
+    runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete", limit=limit)
+    if not runs and published_mode != "all":
+        looked = f"no complete {RUN_KINDS[layout]} runs" + (f" of suite {suite!r}" if suite else "")
+        raise click.UsageError(f"{looked} in {store.path}: give RUN ids or --suite (or --published all for the "
+                               "papers' rows alone)")
+    published = None if published_mode == "none" else load_published(published_file)
+    table = paper_table(layout, runs, published, published_mode)
+    if fmt == "latex":
+        click.echo(render_latex(table))
+    else:
+        emit([table], fmt)
+
+
+@click.command("plot")
+@click.option("--kind", type=click.Choice(["training", "rm-accuracy", "probe", "scores", "calibration", "threshold"]),
+              required=True, help="training: training reward, rule accuracy and held-out accuracy per step (seeds "
+              "of one reward as mean and spread); rm-accuracy: the reward's probe accuracy per step; probe: its "
+              "ranking of right over wrong and hole pay rate per step; scores: score "
+              "histograms of correct vs incorrect; calibration: reliability diagram with AUC and ECE; threshold: "
+              "accuracy, precision and recall over the threshold.")
+@click.argument("run_refs", nargs=-1, required=True)
+@click.option("--output", required=True, type=click.Path(dir_okay=False), help="File stem; .png and .svg are written.")
+@store_option
+@click.pass_context
+@friendly
+def plot_command(ctx: click.Context, kind: str, run_refs: tuple[str, ...], output: str) -> None:
+    """Figures from stored runs: training dynamics, Cooper's RM accuracy, score distributions."""
+    from pathlib import Path
+
+    from harness.plots import FIGURES
+
+    for path in FIGURES[kind](run_store(ctx), run_refs, Path(output)):
+        click.echo(str(path))

@@ -1,0 +1,167 @@
+"""Training: reward models, GRPO with any reward, and the supervised warm-up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from harness.commands.common import (
+    emit,
+    friendly,
+    progress,
+    run_store,
+    store_option,
+)
+from harness.report import (
+    Table,
+    category_table,
+    metrics_table,
+    run_summary,
+)
+
+
+@click.command("train-rm")
+@click.option("--base", required=True, help="Base model: a folder, a hub id, or minilm-l6 (packaged, offline).")
+@click.option("--output", required=True, type=click.Path(file_okay=False), help="Folder for the trained model.")
+@click.option("--data", "files", multiple=True, help="jsonl/parquet with question, reference_answer, completion, label.")
+@click.option("--suite", "suites", multiple=True, help="A verifier suite to train on (its default data); repeatable.")
+@click.option("--limit", type=click.IntRange(min=2), default=None, help="Train on a random sample of N rows.")
+@click.option("--epochs", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--lr", "learning_rate", type=float, default=2e-5, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--val-fraction", type=float, default=0.2, show_default=True, help="Share of questions held out.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--max-length", type=click.IntRange(min=16), default=512, show_default=True, help="Tokens per input.")
+@click.option("--max-chars", type=int, default=1500, show_default=True, help="Longer references/completions are cut...")
+@click.option("--head-chars", type=int, default=500, show_default=True, help="...to their first head-chars...")
+@click.option("--tail-chars", type=int, default=1000, show_default=True, help="...and last tail-chars characters.")
+@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[str, ...], suites: tuple[str, ...],
+                     limit: int | None, epochs: int, learning_rate: float, batch_size: int, val_fraction: float,
+                     seed: int, max_length: int, max_chars: int, head_chars: int, tail_chars: int, dtype: str) -> None:
+    """Train a VerifyRM (binary cross-entropy); resumes from OUTPUT/checkpoint when present."""
+    from pathlib import Path
+
+    from transformers.utils import logging as hf_logging
+
+    from rewards.verifyrm import VerifyRMFormat
+    from trainers.reward_model import RMTrainConfig, VerifyRMTrainer
+    from trainers.rm_data import load_training_rows
+
+    hf_logging.disableprogress_bar()  # our own progress bar covers training; theirs would interleave
+    rows = load_training_rows(files, suites, limit, seed)
+    config = RMTrainConfig(
+        base=base, output=Path(output), epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
+        val_fraction=val_fraction, seed=seed, max_length=max_length, dtype=dtype,
+        format=VerifyRMFormat(max_chars, head_chars, tail_chars),
+    )
+    with progress("train-rm", "steps") as update:
+        trainer = VerifyRMTrainer(config, progress=lambda phase, done, total: update(done, total, f"train-rm: {phase}"))
+        run = trainer.train(rows, run_store(ctx), source="+".join([*files, *suites]))
+    click.echo(f"model saved to {output}; validation run {run.id}", err=True)
+    emit([category_table([run], "Held-out accuracy by source (%)"), metrics_table(run)], "table")
+
+
+@click.command("train")
+@click.option("--trainer", default=None, help="Trainer backend (harness ls trainers); default trl.")
+@click.option("--reward", "reward", default=None, help="Reward spec: rule, verifyrm:model=..., cooper:...")
+@click.option("--policy", default=None, help="Policy model: a folder, a hub id, or smollm2-135m.")
+@click.option("--dataset", default=None, help="gsm8k or a jsonl of question/answer.")
+@click.option("--config", "config_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="YAML file with the same keys; the command line overrides it.")
+@click.option("--output", default=None, help="Output folder (checkpoints, final model).")
+@click.option("--max-steps", type=int, default=None)
+@click.option("--num-generations", type=int, default=None, help="Rollouts per prompt (Cooper: 16).")
+@click.option("--prompts-per-step", type=int, default=None)
+@click.option("--learning-rate", type=float, default=None)
+@click.option("--warmup-steps", type=int, default=None)
+@click.option("--beta", type=float, default=None, help="KL coefficient.")
+@click.option("--max-completion-length", type=int, default=None)
+@click.option("--max-prompt-length", type=int, default=None)
+@click.option("--temperature", type=float, default=None)
+@click.option("--seed", type=int, default=None)
+@click.option("--save-steps", type=int, default=None)
+@click.option("--limit", type=int, default=None, help="Use only the first N training problems.")
+@click.option("--alarm-window", type=int, default=None, help="Steps the hacking alarm looks back over.")
+@click.option("--stop-on-hack/--no-stop-on-hack", default=None, help="Stop when the hacking alarm fires.")
+@click.option("--eval-every", type=int, default=None, help="Steps between held-out accuracy checks (0: none).")
+@click.option("--eval-suite", default=None, help="Held-out problems: gsm8k (its test split) or a jsonl.")
+@click.option("--eval-limit", type=int, default=None, help="Held-out problems per check.")
+@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default=None,
+              help="trl: auto (default) picks bfloat16 where this machine runs it faster than float32.")
+@click.option("--probe", default=None, help="A labelled suite spec (e.g. jsonl:data=probe.jsonl,category=kind): the "
+              "reward's accuracy, ranking of right over wrong, and pay rate on the 'hole' category (probe_hole in a "
+              "config file) are recorded every step (constant for a static reward, moving for cooper).")
+@click.option("--probe-limit", type=int, default=None, help="Only the first N items of the probe.")
+@click.option("--launcher", default=None, help="openrlhf: the command that runs OpenRLHF's trainer (default "
+              "'python -m openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
+              "openrlhf.cli.train_ppo_ray').")
+@click.option("--dry-run", is_flag=True, help="openrlhf: write the prompt data and print the checked command.")
+@store_option
+@click.pass_context
+@friendly
+def train_command(ctx: click.Context, trainer: str | None, config_file: str | None, dry_run: bool, **options: object) -> None:
+    """GRPO with any registered reward; every step's metrics go to the run store."""
+    from trainers import TRAINERS
+    from trainers.grpo import GRPORunConfig, load_config_file
+
+    cli = {"trainer": trainer, **options}
+    try:
+        config = GRPORunConfig.merged(load_config_file(config_file), cli)
+    except (TypeError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from None
+    backend = TRAINERS.get(config.trainer)
+
+    from harness.core.progress import ProgressLog
+
+    lines = ProgressLog(f"train ({config.trainer}, {config.reward})", "steps")
+
+    def show(step: int, total: int, values: dict) -> None:
+        keys = ("train_reward", "rule_accuracy", "agreement", "kl")
+        click.echo(f"step {step}/{total} " + " ".join(f"{k}={values[k]:.3f}" for k in keys if k in values), err=True)
+        lines.update(step, total)
+
+    from trainers.contract import DryRunnable, train
+
+    chosen = backend(config, progress=show, warn=lambda msg: click.secho(f"WARNING: {msg}", fg="yellow", err=True))
+    if dry_run:
+        if not isinstance(chosen, DryRunnable):
+            raise click.UsageError(f"trainer {config.trainer!r} has no dry run; drop --dry-run")
+        click.echo(chosen.dry_run())
+        return
+    run = train(chosen, run_store(ctx))
+    emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")
+
+
+@click.command("sft")
+@click.option("--data", required=True, help="jsonl of question and solution (the worked answer to imitate).")
+@click.option("--output", required=True, help="Output folder; the model goes to OUTPUT/final.")
+@click.option("--policy", default="smollm2-135m", show_default=True, help="A folder, a hub id, or smollm2-135m.")
+@click.option("--epochs", type=float, default=1.0, show_default=True)
+@click.option("--max-steps", type=int, default=-1, show_default=True, help="Optimizer steps; overrides --epochs when positive.")
+@click.option("--learning-rate", type=float, default=5e-5, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--max-length", type=click.IntRange(min=8), default=256, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True,
+              help="auto picks bfloat16 where this machine runs it faster than float32.")
+@store_option
+@click.pass_context
+@friendly
+def sft_command(ctx: click.Context, **options: Any) -> None:
+    """Supervised warm-up of a policy with TRL's SFTTrainer (prompts as GRPO sees them); the run is stored."""
+    from harness.core.progress import ProgressLog
+    from trainers.sft import SFTRun, SFTRunConfig
+
+    lines = ProgressLog("sft", "steps")
+
+    def show(step: int, total: int, values: dict) -> None:
+        click.echo(f"step {step}/{total} loss={values['loss']:.4f}", err=True)
+        lines.update(step, total)
+
+    run = SFTRun(SFTRunConfig(**options), progress=show).run(run_store(ctx))
+    emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")
