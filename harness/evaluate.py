@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from harness.core.readiness import ensure_ready
 from harness.core.spec import ComponentSpec
 from harness.core.store import ItemRow, MetricRow, NewRun, RunKind, RunRecord, RunStore
 from harness.core.versions import package_versions
@@ -69,6 +70,7 @@ def evaluate_reward(
     owned = reward is None
     reward = build_reward(request.reward) if reward is None else reward
     try:
+        ensure_ready([reward], f"scoring with {request.reward}")  # before a run exists: nothing half-recorded
         with store.recording(
             NewRun(
                 kind=RunKind.REWARD_EVAL,

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from harness.core.readiness import ensure_ready
 from harness.core.store import RunRecord, RunStore
 from harness.evaluate import EvalRequest, evaluate_reward
 from harness.report import Table
@@ -60,6 +61,7 @@ def probe_hacking(reward_spec: str, store: RunStore, *, limit: int = 60, thresho
     """Score ``reward_spec`` on the robustness and hacking suites; (the stored runs, one row per wrong family)."""
     reward = build_reward(reward_spec)
     try:
+        ensure_ready([reward], f"probing {reward_spec}")
         runs = [
             evaluate_reward(EvalRequest(reward_spec, f"hacking:threshold={threshold}", limit=limit), store,
                             progress=progress, reward=reward),

@@ -16,6 +16,17 @@ _PACKAGED = {
 }
 
 
+def model_location_problems(name: str) -> list[str]:
+    """Why ``name`` cannot be loaded as a classifier's weights (nothing when it can): a packaged short name whose
+    package is missing, or a folder or hub id found nowhere (:func:`harness.core.readiness.model_problems`)."""
+    from harness.core.readiness import missing_packages, model_problems
+
+    if name in _PACKAGED:
+        module, _, install = _PACKAGED[name]
+        return [f"the packaged model {name!r} needs its package: {install}"] if missing_packages([module], name) else []
+    return model_problems(name)
+
+
 def resolve_model(name: str) -> str:
     """A path or hub id for ``name``; packaged short names become their installed directory."""
     if name not in _PACKAGED:

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.core.optional import require
 from harness.core.precision import Precision, choose_precision
-from rewards.base_models import resolve_model
+from rewards.base_models import model_location_problems, resolve_model
 
 
 def plan_batches(lengths: Sequence[int], max_tokens: int, max_items: int) -> list[list[int]]:
@@ -58,6 +58,12 @@ class SequenceClassifier:
         self.precision: Precision | None = None
 
     # -- loading ------------------------------------------------------------------------------
+    def preflight(self) -> list[str]:
+        """What loading would lack, found without loading (:mod:`harness.core.readiness`)."""
+        from harness.core.readiness import missing_packages
+
+        return missing_packages(["torch", "transformers"], "a model-based reward") + model_location_problems(self.config.model)
+
     def load(self, *, num_labels_for_new_head: bool = False) -> None:
         """Load model and tokenizer (idempotent). ``num_labels_for_new_head`` lets an encoder without a
         classification head (such as MiniLM) get a fresh one-logit head, for training."""

@@ -28,6 +28,11 @@ class VLLMClassifier:
             self.options["max_model_len"] = max_model_len
         self._llm: Any = None
 
+    def preflight(self) -> list[str]:
+        from harness.core.readiness import missing_packages, model_problems
+
+        return missing_packages(["vllm"], "verifyrm scoring with backend=vllm") + model_problems(self.model)
+
     def logits(self, texts: Sequence[str]) -> list[float]:
         if self._llm is None:
             vllm = require("vllm", "verifyrm scoring with backend=vllm")
@@ -46,6 +51,11 @@ class VLLMServerClassifier:
         self.url = server.rstrip("/") + "/classify"
         self.model = model
         self.timeout = timeout
+
+    def preflight(self) -> list[str]:
+        from harness.core.readiness import missing_packages
+
+        return missing_packages(["httpx"], "verifyrm scoring through a vLLM server")
 
     def logits(self, texts: Sequence[str]) -> list[float]:
         if not texts:

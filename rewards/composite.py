@@ -39,6 +39,11 @@ class Composite(ClosesOnExit):
     parts: list[Reward]
     names: list[str]
 
+    def preflight(self) -> list[str]:
+        from harness.core.readiness import Preflight
+
+        return [p for part in self.parts if isinstance(part, Preflight) for p in part.preflight()]
+
     def _score_part(self, k: int, items: Sequence[Item]) -> list[Score]:
         return check_scores(items, self.parts[k].score(items), self.names[k]) if items else []
 
@@ -57,6 +62,9 @@ class LearningComposite(ClosesOnExit):
 
     def score(self, items: Sequence[Item]) -> list[Score]:
         return self.inner.score(items)
+
+    def preflight(self) -> list[str]:
+        return self.inner.preflight()
 
     def learn(self, items: Sequence[Item], scores: Sequence[Score]) -> Mapping[str, float]:
         metrics: dict[str, float] = {}

@@ -125,6 +125,15 @@ class CooperReward(ClosesOnExit):
         self._assistant_spec = (assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
         self._assistant: Any = None
 
+    def preflight(self) -> list[str]:
+        """The classifier's needs, and the assistant's when negatives come from one."""
+        from harness.core.readiness import Preflight
+
+        problems = self.classifier.preflight()
+        if self.negatives == "assistant" and isinstance(self.assistant, Preflight):
+            problems += self.assistant.preflight()
+        return problems
+
     # -- scoring ------------------------------------------------------------------------------
     def _texts(self, items: Sequence[Item]) -> list[str]:
         return self.format.render_items(items)

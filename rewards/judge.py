@@ -132,6 +132,11 @@ class JudgeReward(ClosesOnExit):
             max_tokens=max_tokens, temperature=temperature, top_logprobs=20 if mode == "probability" else 0
         )
 
+    def preflight(self) -> list[str]:
+        from harness.core.readiness import Preflight
+
+        return self.generator.preflight() if isinstance(self.generator, Preflight) else []
+
     def score(self, items: Sequence[Item]) -> list[Score]:
         outputs = self.generator.generate(
             [judge_messages(it, max_completion_chars=self.max_completion_chars) for it in items], self.params

@@ -101,6 +101,9 @@ class VerifyRMReward(ClosesOnExit):
                 ClassifierConfig(model, device, dtype, max_length, max_tokens_per_batch, max_batch_size)
             )
 
+    def preflight(self) -> list[str]:
+        return self.classifier.preflight()
+
     def texts(self, items: Sequence[Item]) -> list[str]:
         return self.format.render_items(items)
 

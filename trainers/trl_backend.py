@@ -23,8 +23,8 @@ from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_has
 from rewards.contract import close_reward
 from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
-from trainers.probe import Probe
 from trainers.hacking import HackingAlarm
+from trainers.probe import Probe
 from trainers.step_metrics import final_metrics
 
 Progress = Callable[[int, int, dict[str, float]], None]
@@ -81,15 +81,22 @@ class TRLTrainer:
         trl = require("trl", "the trl trainer")
         transformers = require("transformers", "the trl trainer")
         torch = require("torch", "the trl trainer")
-        from harness.core.generation.hf import resolve_causal_lm
+        from harness.core.generation.hf import TransformersGenerator, resolve_causal_lm
+        from harness.core.readiness import ensure_ready
         from harness.core.versions import package_versions
         from rewards import build_reward
 
         cfg = self.config
+        ensure_ready([TransformersGenerator(cfg.policy)], f"the policy {cfg.policy!r}")
         policy = resolve_causal_lm(cfg.policy)
         tokenizer = transformers.AutoTokenizer.from_pretrained(policy)
         dataset = self._dataset(tokenizer)
         reward = build_reward(cfg.reward)
+        try:
+            ensure_ready([reward], f"training with {cfg.reward}")  # before a run exists: nothing half-recorded
+        except BaseException:
+            close_reward(reward)
+            raise
         records = StepRecords()
         bridge = RewardBridge(reward, records, probe=Probe.from_spec(cfg.probe, cfg.probe_limit, cfg.probe_hole),
                               hole_pattern=cfg.hole_pattern)

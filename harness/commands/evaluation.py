@@ -82,12 +82,14 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
     from pathlib import Path
 
     from harness.labelling import hybrid_label, load_triples, write_labelled
+    from harness.core.readiness import ensure_ready
     from rewards import build_reward
     from rewards.contract import close_reward
 
     triples = load_triples(input_file, suite_spec, data, limit)
     rule, judge = build_reward(rule_spec), build_reward(judge_spec)
     try:
+        ensure_ready([rule, judge], "harness label")
         with progress("label: rule and judge") as update:
             kept, report = hybrid_label(triples, rule, judge, progress=update)
     finally:

@@ -45,15 +45,21 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
     from harness.server.app import ServerConfig
     from harness.server.observer import Recording
     from harness.server.process import run_server
+    from harness.core.readiness import ensure_ready
     from rewards import build_reward
     from rewards.contract import close_reward
 
+    reward = build_reward(reward_spec)
+    try:
+        ensure_ready([reward], f"serving {reward_spec}")  # before a recorded run exists
+    except BaseException:
+        close_reward(reward)
+        raise
     recording = None
     if record_name or record_run:
         recording = Recording(str(run_store(ctx).path), record_run, record_name, items_per_step, alarm_window)
     config = ServerConfig(reward_spec, max_batch, max_wait_ms, items_per_step, token, deadline_s=deadline_s,
                           stop_tokens=stop_tokens, recording=recording)
-    reward = build_reward(reward_spec)
 
     def ready(address: str) -> None:
         click.echo(f"serving {reward_spec} at {address} (POST /get_reward, /score, /step; GET /health, /metrics): "

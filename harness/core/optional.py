@@ -32,8 +32,12 @@ class MissingDependencyError(ImportError):
 
 
 def install_command(module: str) -> str:
-    extra = EXTRA_FOR_MODULE.get(module.split(".")[0])
-    return f"pip install '{DISTRIBUTION}[{extra}]'" if extra else f"pip install {module.split('.')[0]}"
+    top = module.split(".")[0]
+    extra = EXTRA_FOR_MODULE.get(top)
+    line = f"pip install '{DISTRIBUTION}[{extra}]'" if extra else f"pip install {top}"
+    if top == "torch":  # a bare torch pulls a CUDA build of several GB
+        line += " (on a machine without a GPU, install a CPU build of torch first, e.g. pip install torch==2.13.0)"
+    return line
 
 
 def require(module: str, purpose: str) -> ModuleType:

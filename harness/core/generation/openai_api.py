@@ -31,6 +31,11 @@ class OpenAIGenerator:
         self.timeout = timeout
         self._client: Any = None
 
+    def preflight(self) -> list[str]:
+        from harness.core.readiness import missing_packages
+
+        return missing_packages(["openai"], "the openai generation backend")
+
     @property
     def client(self) -> Any:
         if self._client is None:

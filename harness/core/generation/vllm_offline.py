@@ -25,6 +25,11 @@ class VLLMGenerator:
             self.options["max_model_len"] = max_model_len
         self._llm: Any = None
 
+    def preflight(self) -> list[str]:
+        from harness.core.readiness import missing_packages, model_problems
+
+        return missing_packages(["vllm"], "the vllm generation backend") + model_problems(self.model)
+
     @property
     def llm(self) -> Any:
         if self._llm is None:
