@@ -34,6 +34,15 @@ def as_text(value: Any) -> str:
     raise TypeError(f"expected text, a number or a list of strings, got {type(value).__name__}")
 
 
+def as_reference(value: Any) -> str:
+    """A reference answer: text or a number. A list or an object is refused: which of its parts would be the
+    answer is a guess (a list of one answer, ``["6"]``, read as the text ``['6']`` matches nothing)."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return as_text(value)
+    raise TypeError(f"the reference must be text or a number, got {type(value).__name__} {str(value)[:60]}; "
+                    "give the answer itself (several answers as one text, such as \"1, 2\")")
+
+
 def as_label(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -78,32 +87,31 @@ class JsonlVerifierSuite:
             raise DataError(f"--limit must be a positive number of items, got {limit}")
         records = read_local(data) if data else self.default_records()
         chosen = records.rows if limit is None else records.rows[:limit]
-        rows = [self._row(record, i, records.source) for i, record in enumerate(chosen)]
+        rows = [self._row(record, i, records.where(i)) for i, record in enumerate(chosen)]
         if not rows:
             raise DataError(f"{records.source} holds no records")
         order = self.column_order or tuple(sorted({r.category for r in rows}))
         kind = self.category_name or (self.category_field.replace("_", " ") if self.category_field else "category")
         return SuiteData(rows, records.source, records.content_hash, order, kind)
 
-    def _field(self, record: Mapping[str, Any], role: str, index: int, source: str) -> Any:
+    def _field(self, record: Mapping[str, Any], role: str, where: str) -> Any:
         key = self.fields[role]
         if key not in record:
             raise DataError(
-                f"{source}: record {index} has no field {key!r} for the {role} "
+                f"{where}: no field {key!r} for the {role} "
                 f"(its fields: {', '.join(sorted(record))}); map it with --suite {self.name}:{role}=FIELD"
             )
         return record[key]
 
-    def _row(self, record: Mapping[str, Any], index: int, source: str) -> LabelledItem:
+    def _row(self, record: Mapping[str, Any], index: int, where: str) -> LabelledItem:
         try:
-            question, reference, completion = (
-                as_text(self._field(record, role, index, source)) for role in ("question", "reference", "completion")
-            )
-            label = as_label(self._field(record, "label", index, source))
+            question, completion = (as_text(self._field(record, role, where)) for role in ("question", "completion"))
+            reference = as_reference(self._field(record, "reference", where))
+            label = as_label(self._field(record, "label", where))
         except (TypeError, ValueError) as exc:
             if isinstance(exc, DataError):
                 raise
-            raise DataError(f"{source}: record {index}: {exc}") from None
+            raise DataError(f"{where}: {exc}") from None
         metadata: dict[str, Any] = {"index": index}
         uid = record.get(self.uid_field) if self.uid_field else None
         metadata["uid"] = str(uid) if uid is not None else str(index)

@@ -66,6 +66,12 @@ class Records:
     rows: list[dict[str, Any]]
     source: str
     content_hash: str
+    origins: tuple[str, ...] = ()  # "file:line" of each row, for messages that point where an editor can go
+
+    def where(self, index: int) -> str:
+        """Where row ``index`` is: ``file:line`` (lines counted from 1, as editors and JSON errors count them), or
+        the record's number from 1 when the source has no lines."""
+        return self.origins[index] if index < len(self.origins) else f"{self.source}, record {index + 1}"
 
 
 def _jsonl_files(path: Path) -> list[Path]:
@@ -77,7 +83,7 @@ def _jsonl_files(path: Path) -> list[Path]:
     return files
 
 
-def _iter_jsonl(path: Path, digest: Any) -> Iterator[dict[str, Any]]:
+def _iter_jsonl(path: Path, digest: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             digest.update(raw)
@@ -89,7 +95,7 @@ def _iter_jsonl(path: Path, digest: Any) -> Iterator[dict[str, Any]]:
                 raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg}); each line must be one object") from None
             if not isinstance(record, dict):
                 raise DataError(f"{path}:{lineno}: expected a JSON object, got {type(record).__name__}")
-            yield record
+            yield lineno, record
 
 
 def read_local(path: str | os.PathLike[str]) -> Records:
@@ -99,9 +105,12 @@ def read_local(path: str | os.PathLike[str]) -> Records:
     resolved = resolve_data_path(path)
     digest = hashlib.sha256()
     rows: list[dict[str, Any]] = []
+    origins: list[str] = []
     for file in _jsonl_files(resolved):
-        rows.extend(_iter_jsonl(file, digest))
-    return Records(rows, str(resolved), "sha256:" + digest.hexdigest())
+        for lineno, record in _iter_jsonl(file, digest):
+            rows.append(record)
+            origins.append(f"{file}:{lineno}")
+    return Records(rows, str(resolved), "sha256:" + digest.hexdigest(), tuple(origins))
 
 
 def read_packaged(name: str) -> Records:
@@ -111,14 +120,15 @@ def read_packaged(name: str) -> Records:
         raise DataError(f"no packaged suite data named {name!r} (looked in suites/data)")
     data = resource.read_bytes()
     digest = hashlib.sha256(data)
-    rows = []
+    rows, origins = [], []
     for lineno, line in enumerate(data.decode("utf-8").splitlines(), 1):
         if line.strip():
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise DataError(f"packaged {name}:{lineno}: not valid JSON ({exc.msg})") from None
-    return Records(rows, PACKAGE_PREFIX + name, "sha256:" + digest.hexdigest())
+            origins.append(f"packaged {name}:{lineno}")
+    return Records(rows, PACKAGE_PREFIX + name, "sha256:" + digest.hexdigest(), tuple(origins))
 
 
 def read_hub(dataset: str, split: str, config: str | None = None) -> Records:

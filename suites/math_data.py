@@ -32,18 +32,19 @@ def _final(answer: str) -> str:
 def load_problems(name: str, split: str = "train", limit: int | None = None) -> list[Problem]:
     if name == "gsm8k":
         try:
-            records = read_local(f"math/gsm8k/{split}.jsonl").rows
+            records = read_local(f"math/gsm8k/{split}.jsonl")
         except DataError:
-            records = read_hub("openai/gsm8k", split, "main").rows
+            records = read_hub("openai/gsm8k", split, "main")
     else:
         try:
             resolve_data_path(name)
         except DataError as exc:
             raise DataError(f"unknown dataset {name!r}: use gsm8k or a jsonl file with question and answer fields\n{exc}") from None
-        records = read_local(name).rows
+        records = read_local(name)
     problems = []
-    for i, rec in enumerate(records[:limit] if limit else records):
+    rows = records.rows
+    for i, rec in enumerate(rows[:limit] if limit else rows):
         if "question" not in rec or "answer" not in rec:
-            raise DataError(f"{name}: record {i} needs question and answer fields (has {', '.join(sorted(rec))})")
+            raise DataError(f"{records.where(i)}: needs question and answer fields (has {', '.join(sorted(rec))})")
         problems.append(Problem(str(rec["question"]), _final(str(rec["answer"]))))
     return problems

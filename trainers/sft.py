@@ -46,12 +46,15 @@ def sft_rows(path: str) -> list[dict[str, Any]]:
     """Prompt-completion conversations from a jsonl of question/solution records."""
     resolved = resolve_data_path(path)
     rows = []
-    for i, line in enumerate(resolved.read_text(encoding="utf-8").splitlines()):
+    for lineno, line in enumerate(resolved.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        record = json.loads(line)
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg}); each line must be one object") from None
         if "question" not in record or "solution" not in record:
-            raise DataError(f"{path}: record {i} needs question and solution fields (has {', '.join(sorted(record))})")
+            raise DataError(f"{path}:{lineno}: needs question and solution fields (has {', '.join(sorted(record))})")
         rows.append({
             "prompt": Problem(str(record["question"]), str(record.get("answer", ""))).messages(),
             "completion": [{"role": "assistant", "content": str(record["solution"])}],

@@ -36,8 +36,11 @@ def parse_label(label: Any) -> tuple[str, dict[str, Any]]:
     ``{1, 2}``."""
     if isinstance(label, (int, float)) and not isinstance(label, bool):
         return reference_text(label), {}
+    if isinstance(label, dict):  # the documented object, sent as JSON rather than as a string of JSON
+        return _from_object(label)
     if not isinstance(label, str):
-        raise ProtocolError(f"a label must be a string (the reference answer, or JSON), got {type(label).__name__}")
+        raise ProtocolError(f"a label must be the reference answer (text or a number) or an object such as "
+                            f'{{"reference": "42", "prompt_id": "p1"}}, got {type(label).__name__}')
     text = label.strip()
     if text.startswith("{"):
         try:
@@ -47,12 +50,21 @@ def parse_label(label: Any) -> tuple[str, dict[str, Any]]:
                 return reference_text(label), {}
             raise ProtocolError(f"label {text[:80]!r} looks like JSON but does not parse ({exc}); send valid JSON "
                                 'such as {"reference": "42"}, or the reference answer as plain text') from None
-        reference = data.get("reference", data.get("answer"))
-        if reference is None:
-            raise ProtocolError('a JSON label needs a "reference" (or "answer") field')
-        meta = {k: v for k, v in data.items() if k not in ("reference", "answer")}
-        return reference_text(reference), meta
+        if not isinstance(data, dict):
+            raise ProtocolError(f"label {text[:80]!r} is JSON but not an object; send the reference as plain text")
+        return _from_object(data)
     return reference_text(label), {}
+
+
+def _from_object(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    reference = data.get("reference", data.get("answer"))
+    if reference is None:
+        raise ProtocolError('a label object needs a "reference" (or "answer") field')
+    if isinstance(reference, bool) or not isinstance(reference, (str, int, float)):
+        raise ProtocolError(f"a label's reference must be text or a number, got {type(reference).__name__} "
+                            f"{str(reference)[:60]}; send the answer itself (several answers as one text, \"1, 2\")")
+    meta = {k: v for k, v in data.items() if k not in ("reference", "answer")}
+    return reference_text(reference), meta
 
 
 def items_from_request(
@@ -66,7 +78,10 @@ def items_from_request(
     for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
         if not query.startswith(prompt):
             raise ProtocolError(f"query[{i}] does not start with prompts[{i}]; the query must be prompt + response")
-        reference, meta = parse_label(label)
+        try:
+            reference, meta = parse_label(label)
+        except ProtocolError as exc:
+            raise ProtocolError(f"labels[{i}]: {exc}") from None
         items.append(Item(prompt, reference, clean_completion(query[len(prompt) :], stop_tokens), meta))
     return items
 
