@@ -30,7 +30,7 @@ def write_checkpoint(folder: Path, classifier: Any, optimizer_states: dict[str, 
     tmp.mkdir(parents=True)
     classifier.model.save_pretrained(tmp)
     classifier.tokenizer.save_pretrained(tmp)
-    classifier._torch.save(optimizer_states, tmp / OPTIMIZER)
+    classifier.torch.save(optimizer_states, tmp / OPTIMIZER)
     (tmp / STATE).write_text(json.dumps(state))  # last: its presence marks a complete folder
     shutil.rmtree(old, ignore_errors=True)
     if folder.exists():

@@ -106,6 +106,12 @@ class SequenceClassifier:
         return self._model
 
     @property
+    def torch(self) -> Any:
+        """The torch module the model runs on (loaded with it): for the optimizers of those who train it."""
+        self.load()
+        return self._torch
+
+    @property
     def tokenizer(self) -> Any:
         self.load()
         return self._tokenizer

@@ -151,7 +151,7 @@ class CooperReward(ClosesOnExit):
     def optimizer(self) -> Any:
         if self._optimizer is None:
             self.classifier.load()
-            torch = self.classifier._torch
+            torch = self.classifier.torch
             self._optimizer = torch.optim.AdamW(
                 self.classifier.model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
             )
@@ -256,7 +256,7 @@ class CooperReward(ClosesOnExit):
     def _optimizer_step(self, pairs: Sequence[Pair]) -> dict[str, float]:
         optimizer = self.optimizer
         clf = self.classifier
-        torch = clf._torch
+        torch = clf.torch
         model = clf.model
         model.train()
         optimizer.zero_grad()

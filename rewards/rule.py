@@ -7,6 +7,8 @@ import os
 import time
 from collections.abc import Sequence
 
+from math_verify.errors import TimeoutException as MathVerifyTimeout
+
 from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
 from rewards.math_grading import GradingConfig, MathGrader
 from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Task, describe
@@ -31,10 +33,10 @@ def _grade_in_worker(question: str, reference: str, completion: str) -> Score:
         return _GRADER.grade(reference, completion, question)
     except MemoryError as exc:
         return Score.failed(REASON_OUT_OF_MEMORY, describe(exc))
-    except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
-        # A signal-based timeout that fired outside math-verify's own handlers is still a timeout.
-        reason = REASON_TIMEOUT if type(exc).__name__ == "TimeoutException" else REASON_CRASHED
-        return Score.failed(reason, describe(exc))
+    except MathVerifyTimeout as exc:  # a signal-based timeout that fired outside math-verify's own handlers
+        return Score.failed(REASON_TIMEOUT, describe(exc))
+    except BaseException as exc:  # noqa: BLE001 - nothing a grader raises escapes the worker
+        return Score.failed(REASON_CRASHED, describe(exc))
 
 
 class RuleReward(ClosesOnExit):

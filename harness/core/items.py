@@ -55,6 +55,9 @@ REASON_WRONG_FORM = "wrong_form"  # a fraction for a percent, the other angle un
 REASON_UNPARSABLE_REFERENCE = "unparsable_reference"
 
 
+FAILURE_REASONS = frozenset({REASON_TIMEOUT, REASON_CRASHED, REASON_OUT_OF_MEMORY})
+
+
 @dataclass(frozen=True)
 class Score:
     """A reward's judgement of one item.
@@ -88,9 +91,17 @@ class Score:
 
     @classmethod
     def failed(cls, reason: str, detail: str) -> Score:
-        """An item the reward could not finish (``timeout``, ``crashed``, ``out_of_memory``): value 0, with
-        the cause in ``detail``. The caller gets a score, never an exception."""
+        """An item the reward (or whatever serves it) could not finish (``timeout``, ``crashed``,
+        ``out_of_memory``): value 0, with the cause in ``detail``. The caller gets a score, never an exception;
+        the one failure type of the project, from a worker pool, the server's batcher or an adapter."""
+        if reason not in FAILURE_REASONS:
+            raise ValueError(f"a failure's reason is one of {', '.join(sorted(FAILURE_REASONS))}, got {reason!r}")
         return cls(0.0, False, reason, None, detail)
+
+    @property
+    def is_failure(self) -> bool:
+        """The item was not judged but failed (its 0 is not a verdict on the answer)."""
+        return self.reason in FAILURE_REASONS
 
     @classmethod
     def abstain(cls, reason: str) -> Score:

@@ -6,7 +6,7 @@ these adapters as plain files and call them from worker threads, so the reward i
 the HTTP client is one pooled client per process (a new client per call cost about 60 ms a call).
 
 Nothing a reward does reaches the trainer as an exception: :func:`score_items` returns one result per item, a
-:class:`~rewards.contract.Score` or an :class:`~harness.server.batcher.ItemFailed` with the cause, whatever the
+:class:`~rewards.contract.Score` (``Score.failed`` with the cause for an item that failed), whatever the
 reward or the server raised (``BaseException`` subclasses such as math-verify's ``TimeoutException`` included;
 only ``KeyboardInterrupt`` and ``SystemExit`` go on up).
 """
@@ -19,7 +19,6 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from harness.server.batcher import ItemFailed, Result
 from rewards.contract import REASON_CRASHED, Item, Score
 from rewards.lazy import LazyReward
 from rewards.sandbox import describe
@@ -54,7 +53,7 @@ def close_http_client() -> None:
         _CLIENT = None
 
 
-def score_items(items: Sequence[Item]) -> list[Result]:
+def score_items(items: Sequence[Item]) -> list[Score]:
     """One result per item, never an exception for what the reward or the server did."""
     if not items:
         return []
@@ -67,25 +66,25 @@ def score_items(items: Sequence[Item]) -> list[Result]:
         if len(items) > 1:  # isolate: one bad item must not cost its batch-mates their rewards
             return [r for it in items for r in score_items([it])]
         log.warning("the reward failed on an item: %s", describe(exc))
-        return [ItemFailed(REASON_CRASHED, describe(exc))]
+        return [Score.failed(REASON_CRASHED, describe(exc))]
 
 
-def _local(items: Sequence[Item]) -> list[Result]:
+def _local(items: Sequence[Item]) -> list[Score]:
     from rewards.contract import check_scores
 
     reward = LOCAL.get()
     return list(check_scores(items, reward.score(items), type(reward).__name__))
 
 
-def _remote(url: str, items: Sequence[Item]) -> list[Result]:
+def _remote(url: str, items: Sequence[Item]) -> list[Score]:
     payload = {"items": [{"question": it.question, "reference": it.reference, "completion": it.completion,
                           "metadata": dict(it.metadata)} for it in items]}
     response = http_client().post(f"{url}/score", json=payload)
     response.raise_for_status()
-    out: list[Result] = []
+    out: list[Score] = []
     for s in response.json()["scores"]:
         if s.get("error"):
-            out.append(ItemFailed(s["reason"], s.get("detail", "")))
+            out.append(Score.failed(s["reason"], s.get("detail", "")))
         else:
             out.append(Score(s["value"], s["verdict"], s["reason"], s["answer"], s.get("detail", "")))
     return out

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.optional import require
-from harness.server.batcher import DynamicBatcher, Result
+from harness.server.batcher import DynamicBatcher
 from harness.server.observer import Recording, TrainingObserver
 from harness.server.openrlhf import ProtocolError, items_from_request, response_body
 from harness.server.schemas import OpenRLHFRequest, ScoreRequest  # module level: FastAPI resolves annotations here
@@ -37,12 +37,9 @@ class ServerConfig:
     recording: Recording | None = None  # record the served training run in the store
 
 
-def _score_json(r: Result) -> dict[str, Any]:
-    if isinstance(r, Score):
-        return {"value": r.value, "verdict": r.verdict, "reason": r.reason, "answer": r.answer, "detail": r.detail,
-                "error": None}
-    return {"value": 0.0, "verdict": False, "reason": r.reason, "answer": None, "detail": r.detail,
-            "error": f"{r.reason}: {r.detail}"}
+def _score_json(r: Score) -> dict[str, Any]:
+    return {"value": r.value, "verdict": r.verdict, "reason": r.reason, "answer": r.answer, "detail": r.detail,
+            "error": f"{r.reason}: {r.detail}" if r.is_failure else None}
 
 
 def create_app(reward: Reward, config: ServerConfig) -> Any:

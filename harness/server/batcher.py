@@ -32,16 +32,7 @@ from rewards.sandbox import describe
 log = logging.getLogger("harness.server")
 
 
-@dataclass(frozen=True)
-class ItemFailed:
-    """The reward could not score this item: ``reason`` is ``timeout`` or ``crashed``, ``detail`` the cause."""
-
-    reason: str
-    detail: str
-
-
-Result = Score | ItemFailed
-BatchListener = Callable[[list[Item], list[Result]], None]
+BatchListener = Callable[[list[Item], list[Score]], None]
 UpdateListener = Callable[[dict[str, float]], None]
 
 
@@ -122,7 +113,13 @@ class DynamicBatcher:
     def answer_waiting(self, why: str) -> None:
         """Answer every request still waiting with a failure (``crashed``, ``why``); called on the event loop."""
         for pending in list(self._pending):
-            _resolve(pending.future, [ItemFailed(REASON_CRASHED, why)] * len(pending.items))
+            _resolve(pending.future, [Score.failed(REASON_CRASHED, why)] * len(pending.items))
+
+    def answer_waiting_threadsafe(self, why: str) -> None:
+        """:meth:`answer_waiting` from any thread (a signal handler): scheduled on the batcher's loop, if it runs."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.answer_waiting, why)
 
     async def stop(self) -> None:
         """Answer every request still waiting (the server is stopping) and end the tasks."""
@@ -148,7 +145,7 @@ class DynamicBatcher:
         if exc is not None:  # never silent: a task that died is logged, and its requests were answered
             log.error("%s failed: %s", task.get_name(), describe(exc))
 
-    async def score(self, items: Sequence[Item]) -> list[Result]:
+    async def score(self, items: Sequence[Item]) -> list[Score]:
         """One result per item, within ``deadline_s`` whatever the reward does."""
         assert self._queue is not None, "batcher not started"
         future = asyncio.get_running_loop().create_future()
@@ -159,7 +156,7 @@ class DynamicBatcher:
             await self._queue.put(pending)
             return await asyncio.wait_for(asyncio.shield(future), self.deadline_s)
         except asyncio.TimeoutError:
-            failed = [ItemFailed(REASON_TIMEOUT, f"not scored within the {self.deadline_s:g}s request deadline")]
+            failed = [Score.failed(REASON_TIMEOUT, f"not scored within the {self.deadline_s:g}s request deadline")]
             with self._stats_lock:
                 self.stats.timed_out_items += len(items)
             _resolve(future, failed * len(items))
@@ -217,7 +214,7 @@ class DynamicBatcher:
         except BaseException as exc:  # the batch's own failure: its requests get the cause
             detail = describe(exc)
             for p in batch:
-                _resolve_threadsafe(p.future, [ItemFailed(REASON_CRASHED, detail)] * len(p.items))
+                _resolve_threadsafe(p.future, [Score.failed(REASON_CRASHED, detail)] * len(p.items))
             raise
         finally:
             self._slots.release()
@@ -232,7 +229,7 @@ class DynamicBatcher:
                 self.stats.max_batch_seen = max(self.stats.max_batch_seen, len(items))
             if self.learns:
                 for it, r in zip(items, results):
-                    if isinstance(r, Score):
+                    if not r.is_failure:
                         self._step_items.append(it)
                         self._step_scores.append(r)
         if self.on_batch is not None:  # before the answers go out, so that a /step behind them sees this batch
@@ -251,7 +248,7 @@ class DynamicBatcher:
         if self.learns and self.items_per_step and len(self._step_items) >= self.items_per_step:
             self.step_now()
 
-    def _score_isolating(self, items: list[Item]) -> list[Result]:
+    def _score_isolating(self, items: list[Item]) -> list[Score]:
         try:
             return list(check_scores(items, self.reward.score(items), type(self.reward).__name__))
         except BaseException as exc:  # noqa: BLE001 - any failure of the reward is data about its items
@@ -259,8 +256,8 @@ class DynamicBatcher:
                 with self._stats_lock:
                     self.stats.failed_items += 1
                 log.warning("the reward failed on an item: %s", describe(exc))
-                return [ItemFailed(REASON_CRASHED, describe(exc))]
-        out: list[Result] = []
+                return [Score.failed(REASON_CRASHED, describe(exc))]
+        out: list[Score] = []
         for it in items:
             out += self._score_isolating([it])
         return out

@@ -73,7 +73,7 @@ class TrainingObserver:
     # -- called by the server -----------------------------------------------------------------------
     def observe(self, items: Sequence[Item], results: Sequence[Any]) -> None:
         """A scored batch; ``results`` are scores, or failures (recorded as the 0 the trainer received)."""
-        self._queue.put((list(items), [r if isinstance(r, Score) else None for r in results]))
+        self._queue.put((list(items), [None if r.is_failure else r for r in results]))
 
     def updated(self, metrics: dict[str, float]) -> None:
         """The learning reward's update at this step boundary."""

@@ -86,11 +86,11 @@ def items_from_request(
     return items
 
 
-def response_body(results: Sequence[Score | Any]) -> dict[str, Any]:
-    """OpenRLHF's answer for one score (or one failure, anything that is not a :class:`Score`) per item."""
+def response_body(results: Sequence[Score]) -> dict[str, Any]:
+    """OpenRLHF's answer for one score per item (a failure scores 0, with ``reward_failed`` 1 and its cause)."""
     rewards, verdicts, failed, errors = [], [], [], []
     for r in results:
-        ok = isinstance(r, Score)
+        ok = isinstance(r, Score) and not r.is_failure
         rewards.append(reward_value(r))
         verdicts.append(1.0 if ok and r.verdict else 0.0)
         failed.append(0.0 if ok else 1.0)

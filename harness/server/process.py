@@ -31,10 +31,7 @@ def run_server(
                 on_ready(f"http://{host}:{port}")
 
         def handle_exit(self, sig: int, frame: Any) -> None:
-            batcher = app.state.batcher
-            loop = getattr(batcher, "_loop", None)
-            if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(batcher.answer_waiting, "the reward server is stopping")
+            app.state.batcher.answer_waiting_threadsafe("the reward server is stopping")
             super().handle_exit(sig, frame)
 
     settings = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=shutdown_grace_s)
