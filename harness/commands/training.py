@@ -52,7 +52,7 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
     from trainers.reward_model import RMTrainConfig, VerifyRMTrainer
     from trainers.rm_data import load_training_rows
 
-    hf_logging.disableprogress_bar()  # our own progress bar covers training; theirs would interleave
+    hf_logging.disable_progress_bar()  # our own progress bar covers training; theirs would interleave
     rows = load_training_rows(files, suites, limit, seed)
     config = RMTrainConfig(
         base=base, output=Path(output), epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,

@@ -33,23 +33,32 @@ def test_arithmetic_sets_are_disjoint_and_seeded(tmp_path):
 
 
 @pytest.mark.slow
-def test_cooper_regime_pipeline_runs_shortened(tmp_path, data_root):
-    """experiments/cooper_regime/run.sh end to end at tiny sizes: data, warm-up, reward model, its evaluations, the
-    three rewards' training runs, and the report with its criteria. The pipeline, not the science."""
+def test_cooper_hole_pipeline_runs_shortened(tmp_path, data_root):
+    """experiments/cooper_regime/run_hole.sh end to end at tiny sizes: data, warm-up, the policy's rollouts labelled,
+    the static reward model and its control, the pilot, the three rewards' training runs with the probe and the
+    hole's pattern logged every step, and the report with its criteria. The pipeline, not the science
+    (docs/cpu_scale/cooper_hole holds the full runs; the first experiment's run.sh stays as its control)."""
     require_packaged_smollm2()
     env = {**os.environ, "OUT": str(tmp_path / "out"), "DOCS": str(tmp_path / "docs"), "STEPS": "2", "SEEDS": "0",
-           "SMALL": "1", "HARNESS_STORE": str(tmp_path / "runs.sqlite")}
-    done = subprocess.run(["bash", str(REPO / "experiments" / "cooper_regime" / "run.sh")], env=env,
+           "SMALL": "1", "HARNESS_STORE": str(tmp_path / "runs.sqlite"),
+           "PILOT_SETTINGS": "negatives=group,learning_rate=2e-4"}
+    done = subprocess.run(["bash", str(REPO / "experiments" / "cooper_regime" / "run_hole.sh")], env=env,
                           capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-4000:]
+    pilot = json.loads((tmp_path / "out" / "pilot.json").read_text())
+    assert {"P1", "P2", "P3", "static", "cooper"} <= set(pilot)
     store = RunStore(tmp_path / "runs.sqlite")
     train = store.runs(kind="train", status="complete")
     assert sorted(r.reward.split(":")[0] for r in train) == ["cooper", "rule", "verifyrm"]
     for run in train:
         steps = store.steps(run.id)
-        assert sorted(steps) == [1, 2] and all("rm_probe_accuracy" in v for v in steps.values())
+        assert sorted(steps) == [1, 2]
+        assert all({"rm_probe_ranking", "rm_hole_pay", "hole_share", "hole_wrong_share"} <= set(v) for v in steps.values())
         assert run.metric("final_heldout_accuracy") is not None
+    cooper = next(r for r in train if r.reward.startswith("cooper"))
+    assert all("rm_groups_without_positive" in v for v in store.steps(cooper.id).values())
     summary = (tmp_path / "docs" / "summary.md").read_text()
-    assert "Training runs by reward" in summary and "**H (the static VerifyRM is hacked)**" in summary
-    assert "What the static VerifyRM pays for before RL" in summary
-    assert (tmp_path / "docs" / "training_dynamics.png").stat().st_size > 1000
+    assert "## Pilot (before the runs)" in summary and "**H (the static model is hacked)**" in summary
+    assert "**C1 (Cooper holds)**" in summary and "**C2 (Cooper beats the static model)**" in summary
+    svg = (tmp_path / "docs" / "probe.svg").read_text()
+    assert "hole pay rate" in svg and "ranking of right over wrong" in svg
