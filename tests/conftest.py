@@ -40,3 +40,12 @@ def rule_reward():
     reward = RuleReward(workers=2, timeout=10)
     yield reward
     reward.close()
+
+
+def svg_texts(path) -> list[str]:
+    """The texts a matplotlib SVG shows (titles, axis labels, tick labels, legend entries), in drawing order:
+    matplotlib draws text as glyph paths and names each one in a comment."""
+    import re
+    from pathlib import Path
+
+    return re.findall(r"<!-- (.*?) -->", Path(path).read_text())

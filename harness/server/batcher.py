@@ -44,6 +44,7 @@ class Stats:
     failed_items: int = 0
     timed_out_items: int = 0
     abandoned_batches: int = 0  # batches still running past the deadline (their threads finish in the background)
+    in_flight_batches: int = 0  # batches being scored now (abandoned ones included until their threads end)
     updates: int = 0
     failed_updates: int = 0
     max_batch_seen: int = 0
@@ -61,6 +62,7 @@ class Stats:
             "mean_batch_size": self.items / self.batches if self.batches else None,
             "max_batch_size": self.max_batch_seen, "failed_items": self.failed_items,
             "timed_out_items": self.timed_out_items, "abandoned_batches": self.abandoned_batches,
+            "in_flight_batches": self.in_flight_batches,
             "latency_p50_s": pct(0.5), "latency_p99_s": pct(0.99),
             "reward_updates": self.updates, "failed_updates": self.failed_updates, "last_update": self.last_update,
         }
@@ -195,11 +197,16 @@ class DynamicBatcher:
         done = loop.create_future()
 
         def work() -> None:
+            with self._stats_lock:
+                self.stats.in_flight_batches += 1
             try:
                 self._score_batch(batch)
                 outcome: tuple = (_resolve, done, None)
             except BaseException as exc:  # noqa: BLE001 - reported through the future, never lost
                 outcome = (_fail, done, exc)
+            finally:
+                with self._stats_lock:
+                    self.stats.in_flight_batches -= 1
             with contextlib.suppress(RuntimeError):  # the server stopped while this batch hung: nobody waits
                 loop.call_soon_threadsafe(*outcome)
 

@@ -137,7 +137,7 @@ def test_a_reward_that_hangs_is_answered_at_the_deadline(learning, tmp_path):
             return r.json()
 
         poisoned = asyncio.create_task(post("poison", "POISON"))
-        await asyncio.sleep(0.2)
+        await _until(c, "in_flight_batches", 1)  # the poisoned batch is being scored
         others = await asyncio.gather(*(post(f"ok{i}", f"ok {i}") for i in range(4)))
         later = await post("later", "ok later")  # the hung batch's slot was given back
         poisoned = await poisoned
@@ -256,6 +256,23 @@ run_server(HangsOnPoison(), ServerConfig("hang", deadline_s=600), "127.0.0.1", i
 """
 
 
+async def _until(client, key: str, at_least: int) -> None:
+    """Wait until the server's /metrics counts ``key`` at ``at_least`` (events, not time, order the test)."""
+    for _ in range(2000):
+        if (await client.get("/metrics")).json()[key] >= at_least:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"/metrics never reached {key} >= {at_least}")
+
+
+def _wait_for_metric(port: int, key: str, at_least: int) -> None:
+    for _ in range(2000):
+        if httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).json()[key] >= at_least:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"/metrics never reached {key} >= {at_least}")
+
+
 def test_sigterm_stops_the_server_quickly_and_answers_waiting_requests(tmp_path):
     import signal
     import subprocess
@@ -270,16 +287,13 @@ def test_sigterm_stops_the_server_quickly_and_answers_waiting_requests(tmp_path)
             body = openrlhf_body([("q", "1", "POISON")])
             waiting = [pool.submit(httpx.post, f"http://127.0.0.1:{port}/get_reward", json=body, timeout=120)
                        for _ in range(3)]
-            time.sleep(1.0)  # all three wait on the hung batch (the deadline is 600 s)
-            began = time.monotonic()
+            _wait_for_metric(port, "requests", 3)  # all three wait on the hung batch (the deadline is 600 s)
             proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=30)
-            stopped_after = time.monotonic() - began
-            answers = [w.result(timeout=30) for w in waiting]
+            proc.wait(timeout=60)  # a guard against a hang, not a measure: the server stops by itself
+            answers = [w.result(timeout=60) for w in waiting]
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert stopped_after < 10
     assert [a.json()["rewards"] for a in answers] == [[0.0]] * 3
     assert all("the reward server is stopping" in a.json()["errors"][0] for a in answers)
 
@@ -303,7 +317,7 @@ def test_a_hung_rule_verification_does_not_stall_other_requests(concurrent_batch
                     return r
 
                 slow = asyncio.create_task(post("slow", "x+1", "\\boxed{(10^{8})! + x}"))
-                await asyncio.sleep(0.2)  # the slow item is now in its own batch
+                await _until(c, "in_flight_batches", 1)  # the slow item is now in its own batch
                 fast = [post(f"fast{i}", str(i), f"\\boxed{{{i}}}") for i in range(5)]
                 return await asyncio.gather(slow, *fast)
 

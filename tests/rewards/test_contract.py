@@ -3,7 +3,7 @@
 import pytest
 
 from harness.evaluate import EvalRequest, evaluate_reward
-from rewards import REWARDS, Item, LearnsFromFeedback, Reward, Score
+from rewards import REWARDS, Item, Score
 
 
 class Stateful:
@@ -32,10 +32,20 @@ def test_item_and_score_validation():
     assert Score.correct(answer="7").value == 1.0 and Score.incorrect().verdict is False
 
 
-def test_learning_hook_is_detected_structurally():
-    reward = Stateful()
-    assert isinstance(reward, Reward) and isinstance(reward, LearnsFromFeedback)
-    assert not isinstance(ShortChanged(), LearnsFromFeedback)
+def test_a_reward_that_learns_is_taught_by_the_trainer_bridge_and_one_that_does_not_is_only_scored(rule_reward):
+    from trainers.grpo import RewardBridge, StepRecords
+
+    learning, records = Stateful(), StepRecords()
+    values = RewardBridge(learning, records, rule=rule_reward)(["q", "q"], ["\\boxed{1}", "\\boxed{2}"], ["1", "1"])
+    assert values == [0.5, 0.5] and learning.learned == 2 and records.drain()["rm_pairs"] == 2.0
+
+    class ScoresOnly:
+        def score(self, items):
+            return [Score.correct() for _ in items]
+
+    records = StepRecords()
+    RewardBridge(ScoresOnly(), records, rule=rule_reward)(["q"], ["\\boxed{1}"], ["1"])
+    assert not any(k.startswith("rm_") for k in records.drain())
 
 
 def test_evaluation_never_trains_the_reward(store):

@@ -2,11 +2,10 @@
 
 import pickle
 import threading
-import time
 
 import pytest
 
-from rewards import REWARDS, Item, Reward, build_reward
+from rewards import REWARDS, Item, build_reward
 from rewards.rule import RuleReward
 
 POWER_TOWER = "\\boxed{5^{5^{5^{5^5}}}}"
@@ -20,7 +19,9 @@ def items(pairs):
 
 def test_registered_and_satisfies_contract():
     reward = build_reward("rule:workers=1,timeout=5")
-    assert isinstance(reward, Reward) and isinstance(reward, RuleReward)
+    assert isinstance(reward, RuleReward)
+    scores = reward.score(items([("2", "\\boxed{2}"), ("2", "\\boxed{3}")]))  # the contract, by what it does
+    assert [(s.value, s.verdict) for s in scores] == [(1.0, True), (0.0, False)]
     assert REWARDS.get("rule") is RuleReward
     assert reward.timeout == 5 and reward.workers == 1
     reward.close()
@@ -47,9 +48,9 @@ def test_scores_in_input_order(rule_reward):
     ],
 )
 def test_resource_attacks_return_a_verdict(rule_reward, name, completion):
-    start = time.monotonic()
     [score] = rule_reward.score(items([("7" if name != "huge factorial plus a symbol" else "x+1", completion)]))
-    assert time.monotonic() - start < 3 * rule_reward.timeout
+    # decided by a rule, or stopped at its own deadline (one kill), never left to run
+    assert not score.is_failure or score.detail == f"killed after {rule_reward.timeout:g}s"
     if name == "megabyte completion":
         assert score.verdict is True
     else:

@@ -58,12 +58,11 @@ def test_results_in_order_and_in_worker_main_thread():
 
 def test_hung_item_is_killed_and_batch_mates_finish():
     with KillablePool(2, deadline_s=1.0) as pool:
-        start = time.monotonic()
         outcomes = pool.map(hang_blocking_signals, [(1,), (-1,), (2,), (3,), (-1,), (4,)])
-        elapsed = time.monotonic() - start
         assert [o.failure for o in outcomes] == [None, FAILURE_TIMEOUT, None, None, FAILURE_TIMEOUT, None]
         assert [o.value for o in outcomes if o.failure is None] == [1, 2, 3, 4]
-        assert elapsed < 60  # bounded by the deadline, not by the 600 s sleep
+        # each hung item cost one deadline and was killed, not left to its 600 s sleep
+        assert [o.detail for o in outcomes if o.failure] == ["killed after 1s"] * 2
         # the pool replaced the killed workers and keeps working
         assert [o.value for o in pool.map(square, [(3,), (4,)])] == [9, 16]
 

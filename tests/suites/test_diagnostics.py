@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..conftest import svg_texts
+
 import pytest
 from click.testing import CliRunner
 
@@ -80,7 +82,9 @@ def test_calibration_and_threshold_figures_and_a_clear_error_for_the_wrong_runs(
         done = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", kind, model_run.id,
                                          "--output", str(tmp_path / kind)])
         assert done.exit_code == 0, done.output
-        assert (tmp_path / f"{kind}.png").stat().st_size > 1000
+        texts = svg_texts(tmp_path / f"{kind}.svg")
+        assert {"calibration": "perfectly calibrated", "threshold": "accuracy"}[kind] in texts
+        assert any(t.startswith("graded on sample") for t in texts)
     wrong = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", "calibration", rule_run.id,
                                       "--output", str(tmp_path / "nothing")])
     assert wrong.exit_code == 1 and "continuous scores" in wrong.output and not (tmp_path / "nothing.png").exists()
