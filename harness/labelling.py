@@ -99,3 +99,26 @@ def write_labelled(kept: Sequence[tuple[LabelledItem, bool]], report: LabelRepor
     report_path = output.with_name(output.name + ".report.json")
     report_path.write_text(json.dumps({**asdict(report), "agreement": report.agreement}, indent=2))
     return report_path
+
+
+def label_file(
+    judge_spec: str, output: Path, *, rule_spec: str = "rule", input_file: str | None = None,
+    suite_spec: str | None = None, data: str | None = None, limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[LabelReport, Path]:
+    """Hybrid labelling end to end, as ``harness label`` runs it: read the triples, check both rewards can start,
+    label, and write the kept triples and the report (atomically); returns (report, report path). The rewards
+    are released whatever happens."""
+    from harness.core.readiness import ensure_ready
+    from rewards import build_reward
+    from rewards.contract import close_reward
+
+    triples = load_triples(input_file, suite_spec, data, limit)
+    rule, judge = build_reward(rule_spec), build_reward(judge_spec)
+    try:
+        ensure_ready([rule, judge], "harness label")
+        kept, report = hybrid_label(triples, rule, judge, progress=progress)
+    finally:
+        for reward in (rule, judge):
+            close_reward(reward)
+    return report, write_labelled(kept, report, Path(output))

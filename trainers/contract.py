@@ -1,9 +1,11 @@
 """The trainer contract: what every training backend does, and the CLI relies on.
 
-A backend is built from a :class:`~trainers.grpo.GRPORunConfig` (and keyword ``progress`` and ``warn``
-callbacks) and :meth:`Trainer.run` trains, records the run in the store and returns it, complete. A backend
-that can show what it would launch without launching it (OpenRLHF's checked command) also implements
-:class:`DryRunnable`.
+A backend declares its configuration, a subclass of :class:`~trainers.grpo.GRPORunConfig` holding the options
+only it takes (``config_class``; ``harness train`` generates its options from these fields and refuses one the
+chosen backend does not take). It is built from that config and keyword ``progress(step, total, values)`` and
+``warn(message)`` callbacks, and :meth:`Trainer.run` trains, records the run in the store and returns it,
+complete. A backend that can show what it would launch without launching it (OpenRLHF's checked command) also
+implements :class:`DryRunnable`. Adding a trainer is one module and one registration in :data:`trainers.TRAINERS`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from harness.core.store import RunRecord, RunStore
 
 @runtime_checkable
 class Trainer(Protocol):
+    config_class: type  # a GRPORunConfig subclass: the options this backend takes
+
     def run(self, store: RunStore) -> RunRecord: ...
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -21,49 +21,49 @@ from trainers.probe import Probe
 from trainers.step_metrics import step_values, update_values
 
 
+def option(default: Any, help: str) -> Any:
+    """A config field with the help text its generated command-line option shows."""
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass(frozen=True)
 class GRPORunConfig:
-    reward: str
-    trainer: str = "trl"
-    policy: str = "smollm2-135m"
-    dataset: str = "gsm8k"
-    output: str = "runs/grpo"
-    max_steps: int = 100
-    num_generations: int = 16
-    prompts_per_step: int = 1
-    learning_rate: float = 1e-6
-    warmup_steps: int = 20
-    beta: float = 0.001
-    max_prompt_length: int = 512
-    max_completion_length: int = 512
-    temperature: float = 1.0
-    seed: int = 0
-    save_steps: int = 50
-    limit: int = 0
-    alarm_window: int = 10
-    stop_on_hack: bool = False
-    eval_every: int = 0  # steps between held-out evaluations of the policy; 0: none
-    eval_suite: str = "gsm8k"
-    eval_limit: int = 50
-    eval_max_tokens: int = 256
-    launcher: str = ""  # openrlhf: the command that runs train_ppo_ray (default: python -m openrlhf.cli.train_ppo_ray)
-    dtype: str = "auto"  # trl: auto picks bfloat16 where this machine runs it faster (harness.core.precision)
-    probe: str = ""  # a labelled suite spec (e.g. jsonl:data=probe.jsonl): what the reward pays on it every step
-    probe_limit: int = 0
-    probe_hole: str = "hole"  # the probe category whose pay rate is logged (rm_hole_pay)
-    hole_pattern: str = ""  # a regex: the share of rollouts matching it (and of those wrong) is logged every step
+    """What every GRPO backend takes. A backend's own options live in its subclass (``Trainer.config_class``);
+    the ``harness train`` options are generated from these fields, and a backend refuses a field it does not have."""
+
+    reward: str = option("", "Reward spec: rule, verifyrm:model=..., cooper:...")
+    trainer: str = option("trl", "Trainer backend (harness ls trainers).")
+    policy: str = option("smollm2-135m", "Policy model: a folder, a hub id, or smollm2-135m.")
+    dataset: str = option("gsm8k", "gsm8k or a jsonl of question/answer.")
+    output: str = option("runs/grpo", "Output folder (checkpoints, final model).")
+    max_steps: int = option(100, "Optimizer steps.")
+    num_generations: int = option(16, "Rollouts per prompt (Cooper: 16).")
+    prompts_per_step: int = option(1, "Prompts per step.")
+    learning_rate: float = option(1e-6, "Policy learning rate (Cooper: 1e-6).")
+    warmup_steps: int = option(20, "Learning-rate warm-up steps (Cooper: 20).")
+    beta: float = option(0.001, "KL coefficient (Cooper: 0.001).")
+    max_prompt_length: int = option(512, "Longest prompt, tokens; longer prompts are left out.")
+    max_completion_length: int = option(512, "Longest response, tokens.")
+    temperature: float = option(1.0, "Sampling temperature of the rollouts.")
+    seed: int = option(0, "Seed of the policy's sampling and training.")
+    save_steps: int = option(50, "Steps between checkpoints.")
+    limit: int = option(0, "Use only the first N training problems (0: all).")
+    alarm_window: int = option(10, "Steps the hacking alarm looks back over.")
 
     @classmethod
     def merged(cls, file_values: Mapping[str, Any], cli_values: Mapping[str, Any]) -> GRPORunConfig:
-        """Defaults < config file < command line; unknown keys in the file are an error naming them."""
+        """Defaults < config file < command line. A key this backend does not take, from either, is an error
+        naming it (and the trainers that do take it), never silently ignored."""
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(file_values) - known)
+        given = {**file_values, **{k: v for k, v in cli_values.items() if v is not None}}
+        unknown = sorted(set(given) - known)
         if unknown:
-            raise ValueError(f"unknown key(s) in the config file: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        values = {**file_values, **{k: v for k, v in cli_values.items() if v is not None}}
-        if "reward" not in values:
+            trainer = given.get("trainer", "trl")
+            raise ValueError(f"trainer {trainer!r} does not take {', '.join(unknown)} (it takes: "
+                             f"{', '.join(sorted(known))}); drop the option or choose a trainer that takes it")
+        if not given.get("reward"):
             raise ValueError("a training run needs a reward: --reward SPEC or reward: in the config file")
-        return cls(**values)
+        return cls(**given)
 
 
 def load_config_file(path: str | None) -> dict[str, Any]:

@@ -17,19 +17,30 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from harness.core.serving import free_port, serving
 from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
-from trainers.grpo import GRPORunConfig
+from trainers.grpo import GRPORunConfig, option
 from trainers.openrlhf_flags import check_command, read_flags
 from trainers.step_metrics import final_metrics
 
 
-def openrlhf_args(cfg: GRPORunConfig, reward_url: str, prompt_file: Path, gpus: int = 8) -> list[str]:
+@dataclass(frozen=True)
+class OpenRLHFRunConfig(GRPORunConfig):
+    """GRPO on OpenRLHF: the shared options, and the cluster's."""
+
+    launcher: str = option("", "The command that runs OpenRLHF's trainer (default 'python -m "
+                               "openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
+                               "openrlhf.cli.train_ppo_ray').")
+    gpus_per_node: int = option(8, "GPUs per node for the actor (OpenRLHF's --actor.num_gpus_per_node).")
+    vllm_engines: int = option(0, "vLLM engines for generation (0: one per GPU).")
+
+
+def openrlhf_args(cfg: OpenRLHFRunConfig, reward_url: str, prompt_file: Path) -> list[str]:
     rollout_batch = max(1, cfg.prompts_per_step)
+    gpus = cfg.gpus_per_node
     return [
         "--actor.model_name_or_path", cfg.policy,
         "--reward.remote_url", reward_url,
@@ -52,7 +63,7 @@ def openrlhf_args(cfg: GRPORunConfig, reward_url: str, prompt_file: Path, gpus: 
         "--actor.adam.lr", str(cfg.learning_rate),
         "--actor.lr_warmup_ratio", str(min(1.0, cfg.warmup_steps / max(1, cfg.max_steps))),
         "--actor.num_gpus_per_node", str(gpus),
-        "--vllm.num_engines", str(gpus),
+        "--vllm.num_engines", str(cfg.vllm_engines or gpus),
         "--train.colocate_all",
         "--ckpt.output_dir", str(Path(cfg.output) / "final"),
         "--ckpt.path", str(Path(cfg.output) / "checkpoints"),
@@ -78,17 +89,19 @@ class OpenRLHFTrainer:
     The run is recorded like a ``trl`` run: the reward server it starts records every training step (rollout
     batch x samples per prompt) into this run, and the run is completed from them when OpenRLHF exits."""
 
-    def __init__(self, config: GRPORunConfig, progress: Any = None, warn: Callable[[str], None] = print,
-                 gpus: int = 8) -> None:
+    config_class = OpenRLHFRunConfig
+
+    def __init__(self, config: OpenRLHFRunConfig, progress: Callable[[int, int, dict[str, float]], None] | None = None,
+                 warn: Callable[[str], None] = print) -> None:
         self.config = config
+        self.progress = progress or (lambda step, total, values: None)
         self.warn = warn
-        self.gpus = gpus
 
     def command(self, reward_url: str) -> list[str]:
         """The launch command: ``config.launcher`` (default ``python -m openrlhf.cli.train_ppo_ray``) with the
         checked OpenRLHF flags."""
         cfg = self.config
-        args = openrlhf_args(cfg, reward_url, Path(cfg.output) / "prompts.jsonl", self.gpus)
+        args = openrlhf_args(cfg, reward_url, Path(cfg.output) / "prompts.jsonl")
         check_command(args, read_flags())
         launcher = shlex.split(cfg.launcher) if cfg.launcher else [sys.executable, "-m", "openrlhf.cli.train_ppo_ray"]
         return [*launcher, *args]
@@ -97,6 +110,25 @@ class OpenRLHFTrainer:
         """Write the prompt data and return the checked command, with a placeholder for the server's port."""
         write_prompts(self.config, Path(self.config.output) / "prompts.jsonl")
         return " ".join(shlex.quote(c) for c in self.command("http://127.0.0.1:PORT/get_reward"))
+
+    def _follow(self, process: subprocess.Popen, store: RunStore, run_id: str, every_s: float = 5.0) -> int:
+        """Wait for OpenRLHF, passing each step the reward server records to ``progress`` and the hacking
+        alarm's firing to ``warn``, as the trl trainer does from its own loop."""
+        shown = 0
+        while True:
+            try:
+                returncode = process.wait(timeout=every_s)
+            except subprocess.TimeoutExpired:
+                returncode = None
+            for step, values in sorted(store.steps(run_id).items()):
+                if step > shown:
+                    shown = step
+                    self.progress(step, self.config.max_steps, {k: v for k, v in values.items() if v is not None})
+                    if values.get("hacking_alarm"):
+                        self.warn(f"reward-hacking alarm at step {step}: the training reward rose while the rule "
+                                  f"accuracy of the same rollouts fell over the last {self.config.alarm_window} steps")
+            if returncode is not None:
+                return returncode
 
     def run(self, store: RunStore) -> RunRecord:
         cfg = self.config
@@ -115,8 +147,8 @@ class OpenRLHFTrainer:
             options = ["--items-per-step", str(items_per_step), "--record-run", run_id, "--alarm-window",
                        str(cfg.alarm_window)]
             with serving(cfg.reward, port, options, store=str(store.path)):
-                finished = subprocess.run(command)
-            if finished.returncode != 0:
-                raise RuntimeError(f"OpenRLHF exited with code {finished.returncode}: {' '.join(command)}")
+                returncode = self._follow(subprocess.Popen(command), store, run_id)
+            if returncode != 0:
+                raise RuntimeError(f"OpenRLHF exited with code {returncode}: {' '.join(command)}")
             store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
         return store.get(run_id)

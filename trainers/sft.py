@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,23 +23,30 @@ from harness.core.precision import choose_precision
 from harness.core.store import MetricRow, NewRun, RunKind, RunRecord, RunStore, content_hash
 from suites.loading import DataError, resolve_data_path
 from suites.math_data import Problem
+from trainers.grpo import option
 
 Progress = Callable[[int, int, dict[str, float]], None]
 
 
 @dataclass(frozen=True)
 class SFTRunConfig:
-    data: str
-    output: str
-    policy: str = "smollm2-135m"
-    epochs: float = 1.0
-    max_steps: int = -1  # when positive, the number of optimizer steps (overrides epochs)
-    learning_rate: float = 5e-5
-    batch_size: int = 8
-    max_length: int = 256
-    warmup_steps: float = 0  # steps, or a fraction of all steps when below 1
-    seed: int = 0
-    dtype: str = "auto"  # auto picks bfloat16 where this machine runs it faster (harness.core.precision)
+    """The warm-up's options; ``harness sft`` generates its command-line options from these fields."""
+
+    data: str = field(metadata={"help": "jsonl of question and solution (the worked answer to imitate)."})
+    output: str = field(metadata={"help": "Output folder; the model goes to OUTPUT/final."})
+    policy: str = option("smollm2-135m", "A folder, a hub id, or smollm2-135m.")
+    epochs: float = option(1.0, "Passes over the data.")
+    max_steps: int = option(-1, "Optimizer steps; overrides epochs when positive.")
+    learning_rate: float = option(5e-5, "Learning rate.")
+    batch_size: int = option(8, "Examples per optimizer step.")
+    max_length: int = option(256, "Tokens per example (prompt and solution).")
+    warmup_steps: float = option(0, "Warm-up steps, or a fraction of all steps when below 1.")
+    seed: int = option(0, "Seed of the data order and initialisation.")
+    dtype: str = option("auto", "auto picks bfloat16 where this machine runs it faster than float32.")
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1 or self.max_length < 8:
+            raise ValueError("batch_size must be at least 1 and max_length at least 8")
 
 
 def sft_rows(path: str) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from harness.core.precision import choose_precision
 from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
 from rewards.contract import close_reward
 from suites.math_data import load_problems
-from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
+from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, option
 from trainers.hacking import HackingAlarm
 from trainers.probe import Probe
 from trainers.step_metrics import final_metrics
@@ -56,10 +56,30 @@ def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Any], rule: Any,
     return sum(s.verdict is True for s in scores) / len(scores)
 
 
+@dataclass(frozen=True)
+class TRLRunConfig(GRPORunConfig):
+    """GRPO with TRL in this process: the shared options, and what only an in-process trainer can do (see the
+    policy every few steps, stop on the alarm, probe the reward between steps)."""
+
+    stop_on_hack: bool = option(False, "Stop when the hacking alarm fires (keeping the checkpoint from before it).")
+    eval_every: int = option(0, "Steps between held-out greedy accuracy checks of the policy (0: none).")
+    eval_suite: str = option("gsm8k", "Held-out problems: gsm8k (its test split) or a jsonl.")
+    eval_limit: int = option(50, "Held-out problems per check.")
+    eval_max_tokens: int = option(256, "New tokens per held-out answer.")
+    dtype: str = option("auto", "auto picks bfloat16 where this machine runs it faster than float32.")
+    probe: str = option("", "A labelled suite spec (e.g. jsonl:data=probe.jsonl,category=kind): the reward's "
+                            "accuracy, ranking of right over wrong and pay rate on the hole category, every step.")
+    probe_limit: int = option(0, "Only the first N items of the probe (0: all).")
+    probe_hole: str = option("hole", "The probe category whose pay rate is logged (rm_hole_pay).")
+    hole_pattern: str = option("", "A regex: the share of rollouts matching it, and of those wrong, every step.")
+
+
 class TRLTrainer:
     """GRPO with TRL in this process."""
 
-    def __init__(self, config: GRPORunConfig, progress: Progress | None = None, warn: Callable[[str], None] = print) -> None:
+    config_class = TRLRunConfig
+
+    def __init__(self, config: TRLRunConfig, progress: Progress | None = None, warn: Callable[[str], None] = print) -> None:
         self.config = config
         self.progress = progress or (lambda step, total, values: None)
         self.warn = warn

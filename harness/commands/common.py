@@ -9,6 +9,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import MISSING
 from typing import Any
 
 import click
@@ -201,3 +202,40 @@ def run_store(ctx: click.Context) -> RunStore:
     return RunStore(ctx.obj["store_path"])
 
 
+
+
+_CLICK_TYPES = {"int": int, "float": float, "str": str}
+
+
+def options_from_fields(groups: list[tuple[str, list[Any]]]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Command-line options generated from config dataclass fields, one per field name, each with its field's help
+    (``metadata["help"]``); ``groups`` are (owner, fields) pairs, and a field that not every owner has says whose
+    it is. Every option defaults to None (not given), so a config file's value and the dataclass default show
+    through: defaults < file < command line, decided once in the config class."""
+    owners: dict[str, list[str]] = {}
+    first: dict[str, Any] = {}
+    for owner, fields in groups:
+        for f in fields:
+            owners.setdefault(f.name, []).append(owner)
+            first.setdefault(f.name, f)
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for name in reversed(list(first)):
+            f = first[name]
+            help_text = f.metadata.get("help", "")
+            if len(owners[name]) < len(groups):
+                help_text = f"{'/'.join(owners[name])}: {help_text}"
+            default = f.default
+            if default is MISSING:
+                help_text += " [required]"
+            elif default not in ("", None) and not isinstance(default, bool):
+                help_text += f" [default: {default}]"
+            flag = "--" + name.replace("_", "-")
+            if str(f.type) == "bool":
+                command = click.option(f"{flag}/--no-{flag[2:]}", name, default=None, help=help_text)(command)
+            else:
+                command = click.option(flag, name, type=_CLICK_TYPES.get(str(f.type), str), default=None,
+                                       help=help_text)(command)
+        return command
+
+    return decorate

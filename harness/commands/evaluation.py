@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import click
 
 from harness.commands.common import (
@@ -81,20 +80,10 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
     """Hybrid labelling: keep the triples where the rule reward and the judge agree."""
     from pathlib import Path
 
-    from harness.labelling import hybrid_label, load_triples, write_labelled
-    from harness.core.readiness import ensure_ready
-    from rewards import build_reward
-    from rewards.contract import close_reward
+    from harness.labelling import label_file
 
-    triples = load_triples(input_file, suite_spec, data, limit)
-    rule, judge = build_reward(rule_spec), build_reward(judge_spec)
-    try:
-        ensure_ready([rule, judge], "harness label")
-        with progress("label: rule and judge") as update:
-            kept, report = hybrid_label(triples, rule, judge, progress=update)
-    finally:
-        for reward in (rule, judge):
-            close_reward(reward)
-    report_path = write_labelled(kept, report, Path(output))
+    with progress("label: rule and judge") as update:
+        report, report_path = label_file(judge_spec, Path(output), rule_spec=rule_spec, input_file=input_file,
+                                         suite_spec=suite_spec, data=data, limit=limit, progress=update)
     rows = [[k, v] for k, v in {**report.__dict__, "agreement": report.agreement}.items()]
     emit([Table(f"Hybrid labelling -> {output} (report: {report_path})", ["", "value"], rows)], "table")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import click
 
 from harness.commands.common import (
@@ -38,36 +37,18 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
                   items_per_step: int, deadline_s: float, stop_tokens: tuple[str, ...], record_name: str,
                   record_run: str, alarm_window: int, token: str) -> None:
     """Serve a reward over HTTP: /get_reward (OpenRLHF), /score, /step, /health, /metrics."""
-    from harness.core.optional import require
-
-    for module in ("fastapi", "pydantic", "uvicorn"):
-        require(module, "the reward server")
     from harness.server.app import ServerConfig
-    from harness.server.observer import Recording
-    from harness.server.process import run_server
-    from harness.core.readiness import ensure_ready
-    from rewards import build_reward
-    from rewards.contract import close_reward
+    from harness.server.process import serve_spec
 
-    reward = build_reward(reward_spec)
-    try:
-        ensure_ready([reward], f"serving {reward_spec}")  # before a recorded run exists
-    except BaseException:
-        close_reward(reward)
-        raise
-    recording = None
-    if record_name or record_run:
-        recording = Recording(str(run_store(ctx).path), record_run, record_name, items_per_step, alarm_window)
     config = ServerConfig(reward_spec, max_batch, max_wait_ms, items_per_step, token, deadline_s=deadline_s,
-                          stop_tokens=stop_tokens, recording=recording)
+                          stop_tokens=stop_tokens)
+    record = (str(run_store(ctx).path), record_run, record_name, alarm_window) if record_name or record_run else None
 
-    def ready(address: str) -> None:
+    def ready(config: ServerConfig, address: str) -> None:
+        recording = config.recording
         click.echo(f"serving {reward_spec} at {address} (POST /get_reward, /score, /step; GET /health, /metrics): "
                    f"batches of up to {max_batch} items gathered for up to {max_wait_ms:g} ms, every request answered "
                    f"within {deadline_s:g} s" + (f", a step every {items_per_step} items" if items_per_step else "")
                    + (f", recording to {recording.store_path}" if recording else ""), err=True)
 
-    try:
-        run_server(reward, config, host, port, on_ready=ready)
-    finally:
-        close_reward(reward)
+    serve_spec(reward_spec, config, host, port, record=record, on_ready=ready)

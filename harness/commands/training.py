@@ -9,6 +9,7 @@ import click
 from harness.commands.common import (
     emit,
     friendly,
+    options_from_fields,
     progress,
     run_store,
     store_option,
@@ -66,55 +67,36 @@ def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[st
     emit([category_table([run], "Held-out accuracy by source (%)"), metrics_table(run)], "table")
 
 
+def _trainer_fields() -> list[tuple[str, list[Any]]]:
+    """Each registered trainer's config fields, for the generated ``train`` options."""
+    from dataclasses import fields
+
+    from trainers import TRAINERS
+
+    return [(name, list(fields(TRAINERS.get(name).config_class))) for name in TRAINERS.names()]
+
+
 @click.command("train")
-@click.option("--trainer", default=None, help="Trainer backend (harness ls trainers); default trl.")
-@click.option("--reward", "reward", default=None, help="Reward spec: rule, verifyrm:model=..., cooper:...")
-@click.option("--policy", default=None, help="Policy model: a folder, a hub id, or smollm2-135m.")
-@click.option("--dataset", default=None, help="gsm8k or a jsonl of question/answer.")
 @click.option("--config", "config_file", default=None, type=click.Path(exists=True, dir_okay=False),
               help="YAML file with the same keys; the command line overrides it.")
-@click.option("--output", default=None, help="Output folder (checkpoints, final model).")
-@click.option("--max-steps", type=int, default=None)
-@click.option("--num-generations", type=int, default=None, help="Rollouts per prompt (Cooper: 16).")
-@click.option("--prompts-per-step", type=int, default=None)
-@click.option("--learning-rate", type=float, default=None)
-@click.option("--warmup-steps", type=int, default=None)
-@click.option("--beta", type=float, default=None, help="KL coefficient.")
-@click.option("--max-completion-length", type=int, default=None)
-@click.option("--max-prompt-length", type=int, default=None)
-@click.option("--temperature", type=float, default=None)
-@click.option("--seed", type=int, default=None)
-@click.option("--save-steps", type=int, default=None)
-@click.option("--limit", type=int, default=None, help="Use only the first N training problems.")
-@click.option("--alarm-window", type=int, default=None, help="Steps the hacking alarm looks back over.")
-@click.option("--stop-on-hack/--no-stop-on-hack", default=None, help="Stop when the hacking alarm fires.")
-@click.option("--eval-every", type=int, default=None, help="Steps between held-out accuracy checks (0: none).")
-@click.option("--eval-suite", default=None, help="Held-out problems: gsm8k (its test split) or a jsonl.")
-@click.option("--eval-limit", type=int, default=None, help="Held-out problems per check.")
-@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default=None,
-              help="trl: auto (default) picks bfloat16 where this machine runs it faster than float32.")
-@click.option("--probe", default=None, help="A labelled suite spec (e.g. jsonl:data=probe.jsonl,category=kind): the "
-              "reward's accuracy, ranking of right over wrong, and pay rate on the 'hole' category (probe_hole in a "
-              "config file) are recorded every step (constant for a static reward, moving for cooper).")
-@click.option("--probe-limit", type=int, default=None, help="Only the first N items of the probe.")
-@click.option("--launcher", default=None, help="openrlhf: the command that runs OpenRLHF's trainer (default "
-              "'python -m openrlhf.cli.train_ppo_ray'; e.g. 'ray job submit --address ADDR -- python3 -m "
-              "openrlhf.cli.train_ppo_ray').")
+@options_from_fields(_trainer_fields())
 @click.option("--dry-run", is_flag=True, help="openrlhf: write the prompt data and print the checked command.")
 @store_option
 @click.pass_context
 @friendly
-def train_command(ctx: click.Context, trainer: str | None, config_file: str | None, dry_run: bool, **options: object) -> None:
-    """GRPO with any registered reward; every step's metrics go to the run store."""
+def train_command(ctx: click.Context, config_file: str | None, dry_run: bool, **options: object) -> None:
+    """GRPO with any registered reward; every step's metrics go to the run store. The options are those of the
+    trainers' configs (a trainer refuses one it does not take)."""
     from trainers import TRAINERS
-    from trainers.grpo import GRPORunConfig, load_config_file
+    from trainers.grpo import load_config_file
 
-    cli = {"trainer": trainer, **options}
+    file_values = load_config_file(config_file)
+    name = options.get("trainer") or file_values.get("trainer") or "trl"
+    backend = TRAINERS.get(str(name))
     try:
-        config = GRPORunConfig.merged(load_config_file(config_file), cli)
+        config = backend.config_class.merged(file_values, {**options, "trainer": name})
     except (TypeError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
-    backend = TRAINERS.get(config.trainer)
 
     from harness.core.progress import ProgressLog
 
@@ -137,18 +119,16 @@ def train_command(ctx: click.Context, trainer: str | None, config_file: str | No
     emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")
 
 
+def _sft_fields() -> list[tuple[str, list[Any]]]:
+    from dataclasses import fields
+
+    from trainers.sft import SFTRunConfig
+
+    return [("sft", list(fields(SFTRunConfig)))]
+
+
 @click.command("sft")
-@click.option("--data", required=True, help="jsonl of question and solution (the worked answer to imitate).")
-@click.option("--output", required=True, help="Output folder; the model goes to OUTPUT/final.")
-@click.option("--policy", default="smollm2-135m", show_default=True, help="A folder, a hub id, or smollm2-135m.")
-@click.option("--epochs", type=float, default=1.0, show_default=True)
-@click.option("--max-steps", type=int, default=-1, show_default=True, help="Optimizer steps; overrides --epochs when positive.")
-@click.option("--learning-rate", type=float, default=5e-5, show_default=True)
-@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--max-length", type=click.IntRange(min=8), default=256, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True,
-              help="auto picks bfloat16 where this machine runs it faster than float32.")
+@options_from_fields(_sft_fields())
 @store_option
 @click.pass_context
 @friendly
@@ -163,5 +143,12 @@ def sft_command(ctx: click.Context, **options: Any) -> None:
         click.echo(f"step {step}/{total} loss={values['loss']:.4f}", err=True)
         lines.update(step, total)
 
-    run = SFTRun(SFTRunConfig(**options), progress=show).run(run_store(ctx))
+    missing = [f"--{k.replace('_', '-')}" for k in ("data", "output") if not options.get(k)]
+    if missing:
+        raise click.UsageError(f"sft needs {' and '.join(missing)}")
+    try:
+        config = SFTRunConfig(**{k: v for k, v in options.items() if v is not None})
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    run = SFTRun(config, progress=show).run(run_store(ctx))
     emit([Table("Run", ["field", "value"], [list(p) for p in run_summary(run)]), metrics_table(run)], "table")

@@ -1,4 +1,5 @@
-"""Running the reward server in this process (:func:`run_server`, behind ``harness serve``); as a child process,
+"""Running the reward server in this process: :func:`serve_spec` from a reward spec (what ``harness serve`` calls,
+and what a Python user calls), :func:`run_server` for a reward already built; as a child process,
 :mod:`harness.core.serving` starts and waits for it.
 
 On SIGTERM or Ctrl-C the server first answers every request still waiting for a reward (reward 0, cause "the
@@ -36,3 +37,31 @@ def run_server(
 
     settings = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=shutdown_grace_s)
     Server(settings).run()
+
+
+def serve_spec(
+    reward_spec: str, config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *,
+    record: tuple[str, str, str, int] | None = None, on_ready: Callable[[ServerConfig, str], None] | None = None,
+) -> None:
+    """Build the reward, check it can start (nothing recorded if not), record the served run when asked
+    (``record`` = (store path, existing run id or "", new run name or "", alarm window)), serve until SIGTERM or
+    Ctrl-C, and release the reward. ``on_ready(config, address)`` once connections are accepted."""
+    from dataclasses import replace
+
+    from harness.core.readiness import ensure_ready
+    from harness.server.observer import Recording
+    from rewards import build_reward
+    from rewards.contract import close_reward
+
+    for module in ("fastapi", "pydantic", "uvicorn"):
+        require(module, "the reward server")
+    reward = build_reward(reward_spec)
+    try:
+        ensure_ready([reward], f"serving {reward_spec}")  # before a recorded run exists
+        if record is not None:
+            store_path, run_id, name, window = record
+            config = replace(config, recording=Recording(store_path, run_id, name, config.items_per_step, window))
+        run_server(reward, config, host, port,
+                   on_ready=(lambda address: on_ready(config, address)) if on_ready else None)
+    finally:
+        close_reward(reward)

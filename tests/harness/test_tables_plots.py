@@ -2,10 +2,10 @@
 
 import pytest
 
-from ..conftest import svg_texts
-
 from harness.core.store import NewRun
 from tools.make_golden_tables import CASES, GOLDEN, render
+
+from ..conftest import svg_texts
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ..conftest import svg_texts
-
 import pytest
 from click.testing import CliRunner
 
@@ -11,6 +9,8 @@ from harness.cli import main
 from rewards import REWARDS, Score
 from suites.calibration import best_threshold, expected_calibration_error, reliability, roc_auc, threshold_curve
 from suites.metrics import verifier_metrics
+
+from ..conftest import svg_texts
 
 
 def test_roc_auc_calibration_and_threshold_on_known_values():

@@ -6,8 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from trainers.grpo import GRPORunConfig
-from trainers.openrlhf_backend import OpenRLHFTrainer, openrlhf_args
+from trainers.openrlhf_backend import OpenRLHFRunConfig, OpenRLHFTrainer, openrlhf_args
 from trainers.openrlhf_flags import FlagError, check_command, openrlhf_source, read_flags
 
 
@@ -28,7 +27,7 @@ def test_flags_are_read_from_the_release_source(flags):
 
 
 def test_generated_command_passes_the_check(flags, tmp_path):
-    cfg = GRPORunConfig(reward="cooper:model=m", policy="Qwen/Qwen2.5-1.5B-Instruct", output=str(tmp_path))
+    cfg = OpenRLHFRunConfig(reward="cooper:model=m", policy="Qwen/Qwen2.5-1.5B-Instruct", output=str(tmp_path))
     args = openrlhf_args(cfg, "http://127.0.0.1:8000/get_reward", tmp_path / "prompts.jsonl")
     check_command(args, flags)
     assert args[args.index("--algo.advantage.estimator") + 1] == "group_norm"
@@ -61,12 +60,14 @@ def test_every_trainer_honours_the_contract_and_a_broken_one_is_named(tmp_path):
     from trainers import TRAINERS
     from trainers.contract import DryRunnable, Trainer, train
 
-    cfg = GRPORunConfig(reward="rule", output=str(tmp_path))
+    cfg = OpenRLHFRunConfig(reward="rule", output=str(tmp_path))
     for name in ("trl", "openrlhf"):
         assert isinstance(TRAINERS.get(name)(cfg), Trainer)
     assert isinstance(OpenRLHFTrainer(cfg), DryRunnable) and not isinstance(TRAINERS.get("trl")(cfg), DryRunnable)
 
     class ReturnsAProcess:  # what the openrlhf backend once did: hand back subprocess.run's result
+        config_class = OpenRLHFRunConfig
+
         def run(self, store):
             import subprocess
 
@@ -74,3 +75,26 @@ def test_every_trainer_honours_the_contract_and_a_broken_one_is_named(tmp_path):
 
     with pytest.raises(TypeError, match="ReturnsAProcess.run returned CompletedProcess, not the stored run"):
         train(ReturnsAProcess(), RunStore(tmp_path / "s.sqlite"))
+
+
+def test_options_are_generated_per_trainer_and_a_trainer_refuses_those_it_does_not_take(tmp_path, data_root):
+    from dataclasses import fields
+
+    from trainers.trl_backend import TRLRunConfig
+
+    store = ["--store", str(tmp_path / "s.sqlite")]
+    help_text = CliRunner().invoke(main, ["train", "--help"]).output
+    for name in {f.name for f in fields(TRLRunConfig)} | {f.name for f in fields(OpenRLHFRunConfig)}:
+        assert "--" + name.replace("_", "-") in help_text  # every field of every trainer's config is an option
+    refused = CliRunner().invoke(main, [*store, "train", "--trainer", "openrlhf", "--reward", "rule",
+                                        "--eval-every", "5", "--probe", "sample", "--dry-run"])
+    assert refused.exit_code == 2 and "trainer 'openrlhf' does not take eval_every, probe" in refused.output
+    config_file = tmp_path / "c.yaml"
+    config_file.write_text("trainer: trl\nreward: rule\nlauncher: ray job submit\n")
+    from_file = CliRunner().invoke(main, [*store, "train", "--config", str(config_file)])
+    assert from_file.exit_code == 2 and "trainer 'trl' does not take launcher" in from_file.output
+    gpus = CliRunner().invoke(main, [*store, "train", "--trainer", "openrlhf", "--reward", "rule", "--dataset",
+                                     "gsm8k", "--limit", "2", "--output", str(tmp_path / "o"), "--gpus-per-node", "2",
+                                     "--dry-run"])
+    assert gpus.exit_code == 0, gpus.output
+    assert "--actor.num_gpus_per_node 2" in gpus.output and "--vllm.num_engines 2" in gpus.output

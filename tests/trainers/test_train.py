@@ -6,6 +6,7 @@ import pytest
 from harness.core.store import RunStore
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, completion_text
 from trainers.hacking import HackingAlarm, slope
+from trainers.trl_backend import TRLRunConfig
 
 from ..models import require_packaged_smollm2, tiny_classifier
 
@@ -13,7 +14,7 @@ from ..models import require_packaged_smollm2, tiny_classifier
 def test_config_precedence_and_unknown_keys():
     merged = GRPORunConfig.merged({"reward": "rule", "max_steps": 5, "beta": 0.01}, {"max_steps": 7, "beta": None})
     assert (merged.reward, merged.max_steps, merged.beta, merged.num_generations) == ("rule", 7, 0.01, 16)
-    with pytest.raises(ValueError, match="unknown key"):
+    with pytest.raises(ValueError, match="trainer 'trl' does not take max_stpes"):
         GRPORunConfig.merged({"reward": "rule", "max_stpes": 3}, {})
     with pytest.raises(ValueError, match="needs a reward"):
         GRPORunConfig.merged({}, {})
@@ -61,7 +62,7 @@ def _train(tmp_path, reward, policy, steps=2):
     from trainers.trl_backend import TRLTrainer
 
     store = RunStore(tmp_path / "runs.sqlite")
-    config = GRPORunConfig(reward=reward, policy=policy, max_steps=steps, num_generations=4, max_completion_length=16,
+    config = TRLRunConfig(reward=reward, policy=policy, max_steps=steps, num_generations=4, max_completion_length=16,
                            limit=8, output=str(tmp_path / "out"), save_steps=1, warmup_steps=0)
     run = TRLTrainer(config, warn=lambda m: None).run(store)
     return store, run
@@ -110,7 +111,7 @@ def test_hacking_alarm_fires_and_stops_a_run_built_to_be_hacked(tmp_path, policy
     warnings = []
     try:
         store = RunStore(tmp_path / "runs.sqlite")
-        config = GRPORunConfig(reward="anti-answer-for-test", policy=policy, dataset=str(data), max_steps=8,
+        config = TRLRunConfig(reward="anti-answer-for-test", policy=policy, dataset=str(data), max_steps=8,
                                num_generations=4, max_completion_length=24, learning_rate=1e-4, warmup_steps=0,
                                beta=0.0, alarm_window=4, stop_on_hack=True, save_steps=100,
                                output=str(tmp_path / "out"))
@@ -134,9 +135,9 @@ def test_resume_and_heldout_accuracy(tmp_path, policy, data_root):
     base = dict(reward="rule:workers=1", policy=policy, num_generations=4, max_completion_length=16, limit=8,
                 output=str(tmp_path / "out"), save_steps=1, warmup_steps=0, eval_every=1, eval_limit=2,
                 eval_max_tokens=16)
-    first = TRLTrainer(GRPORunConfig(max_steps=1, **base), warn=lambda m: None).run(store)
+    first = TRLTrainer(TRLRunConfig(max_steps=1, **base), warn=lambda m: None).run(store)
     assert (tmp_path / "out" / "checkpoint-1").is_dir()
     steps = store.steps(first.id)
     assert 0.0 <= steps[1]["heldout_accuracy"] <= 1.0
-    second = TRLTrainer(GRPORunConfig(max_steps=2, **base), warn=lambda m: None).run(store)
+    second = TRLTrainer(TRLRunConfig(max_steps=2, **base), warn=lambda m: None).run(store)
     assert sorted(store.steps(second.id)) == [2]  # resumed after step 1 instead of starting over
