@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 from harness.core.readiness import ensure_ready
 from harness.core.spec import ComponentSpec
-from harness.core.store import ItemRow, MetricRow, NewRun, RunKind, RunRecord, RunStore
+from harness.core.store import ItemRow, NewRun, RunKind, RunRecord, RunStore
 from harness.core.versions import package_versions
 from rewards import build_reward
 from rewards.contract import Item, Reward, Score, TimedReward, check_scores, close_reward
 from suites import build_suite
-from suites.contract import Metric, SuiteData, VerifierSuite
+from suites.contract import SuiteData, VerifierSuite
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -87,7 +87,7 @@ def evaluate_reward(
             began = time.perf_counter()
             scored = score_in_batches(reward, [r.item for r in data.rows], request.batch_size, progress)
             metrics = suite.metrics(data, [s for s, _ in scored])
-            store.complete(run_id, _item_rows(data, scored), _metric_rows(metrics), time.perf_counter() - began)
+            store.complete(run_id, _item_rows(data, scored), list(metrics), time.perf_counter() - began)
         return store.get(run_id)
     finally:
         if owned:
@@ -110,7 +110,3 @@ def _item_rows(data: SuiteData, scored: Sequence[tuple[Score, float]]) -> list[I
         )
         for i, (row, (score, latency)) in enumerate(zip(data.rows, scored))
     ]
-
-
-def _metric_rows(metrics: Sequence[Metric]) -> list[MetricRow]:
-    return [MetricRow(m.name, m.value, m.higher_is_better, m.n, m.group) for m in metrics]

@@ -162,7 +162,7 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
     """Run :func:`evaluate_policy` and store it as a ``policy-eval`` run (Table 3 columns, Avg = mean)."""
     import time
 
-    from harness.core.store import MetricRow, NewRun, RunKind
+    from harness.core.store import Metric, NewRun, RunKind
     from harness.core.versions import package_versions
     from suites.math_benchmarks import display_name
 
@@ -174,8 +174,8 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
     )) as run_id:
         accuracy = evaluate_policy(request)
         counts = dict(_Scored.per_benchmark)
-        rows = [MetricRow(f"accuracy/{display_name(b)}", v, True, counts.get(b, 0), "by_category")
+        rows = [Metric(f"accuracy/{display_name(b)}", v, True, counts.get(b, 0), "by_category")
                 for b, v in accuracy.items()]
-        rows.append(MetricRow("accuracy", sum(accuracy.values()) / len(accuracy), True, sum(counts.values()), "overall"))
+        rows.append(Metric("accuracy", sum(accuracy.values()) / len(accuracy), True, sum(counts.values()), "overall"))
         store.complete(run_id, [], rows, time.perf_counter() - began, n_items=sum(counts.values()))
     return store.get(run_id)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.store import MetricRow, RunRecord
+from harness.core.store import Metric, RunRecord
 
 FORMATS = ("table", "markdown", "csv", "json")
 
@@ -71,7 +71,7 @@ def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
     return Table(title, headers, rows, frozenset(range(2, len(headers))))
 
 
-def _value(m: MetricRow) -> Any:
+def _value(m: Metric) -> Any:
     """A count (a confusion cell, a number of steps: integral with no better direction) as an int; else as is."""
     if m.value is not None and m.higher_is_better is None and float(m.value).is_integer():
         return int(m.value)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from harness.core.items import Item, Score
+from harness.core.store import Metric  # noqa: F401 - the one metric type, re-exported for suites
 
 
 @dataclass(frozen=True)
@@ -24,18 +25,6 @@ class LabelledItem:
     item: Item
     label: bool | None
     category: str = ""
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One number of a run. ``n`` is how many items it aggregates; ``group`` sorts metrics into tables
-    (``overall``, ``by_category``, ``confusion``, ``health``)."""
-
-    name: str
-    value: float | None
-    higher_is_better: bool | None
-    n: int
-    group: str = "overall"
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.core.store import ItemRow, MetricRow, NewRun, RunKind, RunRecord, RunStore, content_hash
+from harness.core.store import ItemRow, Metric, NewRun, RunKind, RunRecord, RunStore, content_hash
 from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
 from rewards.classifier import ClassifierConfig, SequenceClassifier
 from rewards.contract import Score
 from rewards.verifyrm import VerifyRMFormat, scores_from_logits
-from suites.contract import LabelledItem, Metric
+from suites.contract import LabelledItem
 from suites.metrics import verifier_metrics
 from trainers.rm_data import split_by_question, write_jsonl
 
@@ -178,7 +178,7 @@ class VerifyRMTrainer:
                 ItemRow(i, None, r.category, r.label, s.value, s.verdict, s.reason, None, None)
                 for i, (r, s) in enumerate(zip(val_rows, scores))
             ]
-            rows = [MetricRow(m.name, m.value, m.higher_is_better, m.n, m.group) for m in metrics]
-            rows.append(MetricRow("train_loss", history[-1]["train_loss"], False, len(val_rows), "training"))
+            rows = [Metric(m.name, m.value, m.higher_is_better, m.n, m.group) for m in metrics]
+            rows.append(Metric("train_loss", history[-1]["train_loss"], False, len(val_rows), "training"))
             store.complete(run_id, items, rows, wall)
         return store.get(run_id)

@@ -20,7 +20,7 @@ from typing import Any
 
 from harness.core.optional import require
 from harness.core.precision import choose_precision
-from harness.core.store import MetricRow, NewRun, RunKind, RunRecord, RunStore, content_hash
+from harness.core.store import Metric, NewRun, RunKind, RunRecord, RunStore, content_hash
 from suites.loading import DataError, resolve_data_path
 from suites.math_data import Problem
 from trainers.grpo import option
@@ -120,9 +120,9 @@ class SFTRun:
             steps = store.steps(run_id)
             losses = [v["loss"] for _, v in sorted(steps.items()) if v.get("loss") is not None]
             metrics = [
-                MetricRow("first_loss", losses[0] if losses else None, False, len(steps), "training"),
-                MetricRow("final_loss", losses[-1] if losses else None, False, len(steps), "training"),
-                MetricRow("steps", float(len(steps)), None, len(steps), "training"),
+                Metric("first_loss", losses[0] if losses else None, False, len(steps), "training"),
+                Metric("final_loss", losses[-1] if losses else None, False, len(steps), "training"),
+                Metric("steps", float(len(steps)), None, len(steps), "training"),
             ]
             store.complete(run_id, [], metrics, time.perf_counter() - began)
         return store.get(run_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.core.store import MetricRow
+from harness.core.store import Metric
 from rewards.contract import Item, Score, reward_value
 
 
@@ -49,21 +49,21 @@ def _peak(steps: Mapping[int, Mapping[str, float | None]], key: str) -> float | 
     return max(values) if values else None
 
 
-def final_metrics(steps: Mapping[int, Mapping[str, float | None]]) -> list[MetricRow]:
+def final_metrics(steps: Mapping[int, Mapping[str, float | None]]) -> list[Metric]:
     """The run-level metrics of a training run, from its stored steps: the last training reward, rule accuracy,
     held-out accuracy, probe accuracy, probe ranking and hole pay rate logged, the hole pay rate's peak, the
     alarm's step, the mean valid pairs per update (Cooper)."""
     fired = [k for k, v in steps.items() if v.get("hacking_alarm")]
     n = len(steps)
     return [
-        MetricRow("final_train_reward", _last(steps, "train_reward"), True, n, "training"),
-        MetricRow("final_rule_accuracy", _last(steps, "rule_accuracy"), True, n, "training"),
-        MetricRow("final_heldout_accuracy", _last(steps, "heldout_accuracy"), True, n, "training"),
-        MetricRow("final_rm_probe_accuracy", _last(steps, "rm_probe_accuracy"), True, n, "training"),
-        MetricRow("final_rm_probe_ranking", _last(steps, "rm_probe_ranking"), True, n, "training"),
-        MetricRow("final_rm_hole_pay", _last(steps, "rm_hole_pay"), True, n, "training"),
-        MetricRow("peak_rm_hole_pay", _peak(steps, "rm_hole_pay"), True, n, "training"),
-        MetricRow("mean_valid_pairs", _mean(steps, "rm_valid_pairs"), True, n, "training"),
-        MetricRow("hacking_alarm_step", float(min(fired)) if fired else None, None, n, "training"),
-        MetricRow("steps", float(n), None, n, "training"),
+        Metric("final_train_reward", _last(steps, "train_reward"), True, n, "training"),
+        Metric("final_rule_accuracy", _last(steps, "rule_accuracy"), True, n, "training"),
+        Metric("final_heldout_accuracy", _last(steps, "heldout_accuracy"), True, n, "training"),
+        Metric("final_rm_probe_accuracy", _last(steps, "rm_probe_accuracy"), True, n, "training"),
+        Metric("final_rm_probe_ranking", _last(steps, "rm_probe_ranking"), True, n, "training"),
+        Metric("final_rm_hole_pay", _last(steps, "rm_hole_pay"), True, n, "training"),
+        Metric("peak_rm_hole_pay", _peak(steps, "rm_hole_pay"), True, n, "training"),
+        Metric("mean_valid_pairs", _mean(steps, "rm_valid_pairs"), True, n, "training"),
+        Metric("hacking_alarm_step", float(min(fired)) if fired else None, None, n, "training"),
+        Metric("steps", float(n), None, n, "training"),
     ]

@@ -10,6 +10,7 @@ from harness.commands.common import (
     run_store,
     store_option,
 )
+from harness.core.store import RunStatus
 from harness.published import load_published
 from harness.report import (
     FORMATS,
@@ -26,7 +27,7 @@ from harness.tables import PUBLISHED_MODES, RUN_KINDS, RUN_SUITES, TABLES, paper
 @click.command("runs")
 @click.option("--suite", default=None, help="Only runs of this suite spec.")
 @click.option("--reward", default=None, help="Only runs of this reward spec.")
-@click.option("--status", default=None, type=click.Choice(["running", "complete", "failed", "interrupted"]))
+@click.option("--status", default=None, type=click.Choice([s.value for s in RunStatus]))
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @store_option

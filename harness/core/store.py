@@ -28,10 +28,17 @@ _log = logging.getLogger(__name__)
 
 STORE_ENV = "HARNESS_STORE"
 
-STATUS_RUNNING = "running"
-STATUS_COMPLETE = "complete"
-STATUS_FAILED = "failed"
-STATUS_INTERRUPTED = "interrupted"
+class RunStatus(str, Enum):
+    """Where a run is: ``running`` until it ends; ``complete`` with its numbers, or ``failed`` / ``interrupted``
+    without them. A ``str`` enum: stored as its value and equal to it."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+    def __str__(self) -> str:
+        return self.value
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -121,12 +128,15 @@ def _now() -> str:
 
 
 @dataclass(frozen=True)
-class MetricRow:
+class Metric:
+    """One number of a run, as suites compute it and the store keeps it. ``n`` is how many items it aggregates;
+    ``group`` sorts metrics into tables (``overall``, ``by_category``, ``confusion``, ``health``, ``training``)."""
+
     name: str
     value: float | None
     higher_is_better: bool | None
     n: int
-    group: str
+    group: str = "overall"
 
 
 @dataclass(frozen=True)
@@ -163,12 +173,12 @@ class RunRecord(NewRun):
     """A stored run as every report reads it: what it was begun with, and what became of it."""
 
     id: str = ""
-    status: str = STATUS_RUNNING
+    status: RunStatus = RunStatus.RUNNING
     created_at: str = ""
     finished_at: str | None = None
     wall_seconds: float | None = None
     error: str | None = None
-    metrics: list[MetricRow] = field(default_factory=list)
+    metrics: list[Metric] = field(default_factory=list)
 
     def metric(self, name: str) -> float | None:
         for m in self.metrics:
@@ -219,7 +229,7 @@ class RunStore:
                 "INSERT INTO runs (id, kind, status, reward, suite, data_source, data_hash, n_items, config,"
                 " versions, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
-                    run_id, RunKind(run.kind).value, STATUS_RUNNING, run.reward, run.suite, run.data_source, run.data_hash,
+                    run_id, RunKind(run.kind).value, RunStatus.RUNNING.value, run.reward, run.suite, run.data_source, run.data_hash,
                     run.n_items, json.dumps(run.config, sort_keys=True), json.dumps(run.versions, sort_keys=True),
                     _now(),
                 ),
@@ -227,14 +237,14 @@ class RunStore:
         return run_id
 
     def complete(
-        self, run_id: str, items: Sequence[ItemRow], metrics: Sequence[MetricRow], wall_seconds: float,
+        self, run_id: str, items: Sequence[ItemRow], metrics: Sequence[Metric], wall_seconds: float,
         n_items: int | None = None,
     ) -> None:
         """Write items and metrics and mark the run complete, all in one transaction; ``n_items`` corrects the
         count when it is known only at the end (problems a policy was evaluated on, rollouts a server saw)."""
         with self._connect() as db:
             status = db.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
-            if status is None or status[0] != STATUS_RUNNING:
+            if status is None or status[0] != RunStatus.RUNNING:
                 raise StoreError(f"run {run_id} is not running (status {status and status[0]})")
             db.executemany(
                 "INSERT INTO items (run_id, idx, uid, category, label, value, verdict, reason, answer, latency_s,"
@@ -253,7 +263,7 @@ class RunStore:
             )
             db.execute(
                 "UPDATE runs SET status=?, finished_at=?, wall_seconds=? WHERE id=?",
-                (STATUS_COMPLETE, _now(), wall_seconds, run_id),
+                (RunStatus.COMPLETE.value, _now(), wall_seconds, run_id),
             )
 
     def log_step(self, run_id: str, step: int, values: dict[str, float]) -> None:
@@ -273,12 +283,12 @@ class RunStore:
             out.setdefault(step, {})[name] = value
         return out
 
-    def abort(self, run_id: str, status: str, error: str) -> None:
+    def abort(self, run_id: str, status: RunStatus | str, error: str) -> None:
         """Mark a run that will never complete (``failed`` or ``interrupted``); it keeps no numbers."""
         with self._connect() as db:
             db.execute(
                 "UPDATE runs SET status=?, finished_at=?, error=? WHERE id=? AND status=?",
-                (status, _now(), error[:2000], run_id, STATUS_RUNNING),
+                (RunStatus(status).value, _now(), error[:2000], run_id, RunStatus.RUNNING.value),
             )
 
     @contextmanager
@@ -289,7 +299,7 @@ class RunStore:
         run_id = self.begin(run)
         with self.guard(run_id):
             yield run_id
-        self.abort(run_id, STATUS_FAILED, "the run ended without being completed")  # a no-op once complete
+        self.abort(run_id, RunStatus.FAILED, "the run ended without being completed")  # a no-op once complete
 
     @contextmanager
     def guard(self, run_id: str) -> Iterator[None]:
@@ -298,9 +308,9 @@ class RunStore:
             yield
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
-                status, why = STATUS_INTERRUPTED, "interrupted by the user"
+                status, why = RunStatus.INTERRUPTED, "interrupted by the user"
             else:
-                status, why = STATUS_FAILED, f"{type(exc).__name__}: {exc}"
+                status, why = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
             self.abort(run_id, status, why)
             _log.warning("run %s marked %s in %s (harness show %s)", run_id, status, self.path, run_id)
             raise
@@ -328,7 +338,7 @@ class RunStore:
             metrics = db.execute(
                 "SELECT name, value, higher_is_better, n, grp FROM metrics WHERE run_id=? ORDER BY rowid", (run_id,)
             ).fetchall()
-        return _run_from_row(row, [MetricRow(n, v, _bool_or_none(h), c, g) for n, v, h, c, g in metrics])
+        return _run_from_row(row, [Metric(n, v, _bool_or_none(h), c, g) for n, v, h, c, g in metrics])
 
     def runs(
         self, *, suite: str | None = None, reward: str | None = None, status: str | None = None,
@@ -360,7 +370,7 @@ class RunStore:
         target = Path(model).expanduser().resolve()
         with self._connect() as db:
             ids = [r[0] for r in db.execute(
-                "SELECT id FROM runs WHERE kind='train' AND status=? ORDER BY created_at DESC, rowid DESC", (STATUS_COMPLETE,)
+                "SELECT id FROM runs WHERE kind='train' AND status=? ORDER BY created_at DESC, rowid DESC", (RunStatus.COMPLETE.value,)
             )]
         for run_id in ids:
             run = self.get(run_id)
@@ -389,11 +399,11 @@ _RUN_COLUMNS = (
 )
 
 
-def _run_from_row(row: Sequence[Any], metrics: list[MetricRow]) -> RunRecord:
+def _run_from_row(row: Sequence[Any], metrics: list[Metric]) -> RunRecord:
     (rid, kind, status, reward, suite, source, dhash, n, config, versions, created, finished, wall, error) = row
     return RunRecord(
         RunKind(kind), reward, suite, source, dhash, n, json.loads(config), json.loads(versions), id=rid,
-        status=status, created_at=created, finished_at=finished, wall_seconds=wall, error=error, metrics=metrics,
+        status=RunStatus(status), created_at=created, finished_at=finished, wall_seconds=wall, error=error, metrics=metrics,
     )
 
 

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from harness.core.store import ItemRow, MetricRow, NewRun, RunStore, StoreError
+from harness.core.store import ItemRow, Metric, NewRun, RunStore, StoreError
 from harness.evaluate import EvalRequest, evaluate_reward
 from rewards import REWARDS, Score
 
@@ -21,7 +21,7 @@ def test_complete_run_round_trip(store):
     store.complete(
         run_id,
         [ItemRow(0, "u", "Numeric", True, 1.0, True, "verified", "42", 0.01)],
-        [MetricRow("accuracy", 1.0, True, 1, "overall")],
+        [Metric("accuracy", 1.0, True, 1, "overall")],
         wall_seconds=0.5,
     )
     run = store.get(run_id[:12])
@@ -36,7 +36,7 @@ def test_failed_write_rolls_back_items_and_metrics(store):
     run_id = store.begin(new_run())
     duplicate = ItemRow(0, "u", "c", True, 1.0, True, "", None, 0.0)
     with pytest.raises(sqlite3.IntegrityError):
-        store.complete(run_id, [duplicate, duplicate], [MetricRow("accuracy", 1.0, True, 1, "overall")], 0.1)
+        store.complete(run_id, [duplicate, duplicate], [Metric("accuracy", 1.0, True, 1, "overall")], 0.1)
     run = store.get(run_id)
     assert run.status == "running" and run.metrics == [] and store.items(run_id) == []
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.core.store import MetricRow, NewRun
+from harness.core.store import Metric, NewRun
 from harness.policy_eval import PolicyEvalRequest, with_lineage
 from harness.published import PublishedDataError, average_mismatches, load_published, parse_published, run_identity
 from harness.tables import paper_table
@@ -17,15 +17,15 @@ from harness.tables import paper_table
 
 def _reward_run(store, reward: str, suite: str, accuracy: dict[str, float]):
     run_id = store.begin(NewRun("reward-eval", reward, suite, suite, "h", 10, {}, {}))
-    rows = [MetricRow(f"accuracy/{k}", v, True, 1, "by_category") for k, v in accuracy.items() if k != "all"]
-    rows.append(MetricRow("accuracy", accuracy["all"], True, 10, "overall"))
+    rows = [Metric(f"accuracy/{k}", v, True, 1, "by_category") for k, v in accuracy.items() if k != "all"]
+    rows.append(Metric("accuracy", accuracy["all"], True, 10, "overall"))
     store.complete(run_id, [], rows, 1.0)
     return store.get(run_id)
 
 
 def _policy_run(store, config: dict, data_source: str = "/models/x"):
     run_id = store.begin(NewRun("policy-eval", "rule", "math:gsm8k", data_source, "h", 1, config, {}))
-    store.complete(run_id, [], [MetricRow("accuracy/GSM8K", 0.5, True, 1, "by_category")], 1.0)
+    store.complete(run_id, [], [Metric("accuracy/GSM8K", 0.5, True, 1, "by_category")], 1.0)
     return store.get(run_id)
 
 

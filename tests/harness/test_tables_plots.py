@@ -15,13 +15,13 @@ def test_tables_match_the_golden_files(store, data_root, name):
 
 
 def test_cooper_rl_layout_from_policy_runs(store):
-    from harness.core.store import MetricRow
+    from harness.core.store import Metric
     from harness.tables import paper_table
 
     run_id = store.begin(NewRun("policy-eval", "rule", "math:gsm8k,svamp", "/cache/q", "h", 2,
                                 {"base_policy": "Qwen2.5-1.5B-Instruct", "trained_with": "cooper:model=rm"}, {}))
-    store.complete(run_id, [], [MetricRow("accuracy/GSM8K", 0.7, True, 1, "by_category"),
-                                MetricRow("accuracy/SVAMP", 0.5, True, 1, "by_category")], 1.0)
+    store.complete(run_id, [], [Metric("accuracy/GSM8K", 0.7, True, 1, "by_category"),
+                                Metric("accuracy/SVAMP", 0.5, True, 1, "by_category")], 1.0)
     table = paper_table("cooper-rl", [store.get(run_id)])
     assert table.headers == ["Policy", "Trained with", "GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "Avg"]
     assert table.rows[0][:2] == ["Qwen2.5-1.5B-Instruct", "cooper:model=rm"] and table.rows[0][-1] == pytest.approx(0.6)
