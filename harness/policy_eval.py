@@ -153,7 +153,7 @@ def with_lineage(request: PolicyEvalRequest, store: Any, name: str = "") -> Poli
     if request.base_policy and request.trained_with:
         return request
     trained = store.training_run_for(request.model) if Path(request.model).exists() else None
-    base = request.base_policy or (str(trained.config.get("policy", "")) if trained else "") or name or request.model
+    base = request.base_policy or (trained.settings.policy if trained else "") or name or request.model
     reward = request.trained_with or (trained.reward if trained else "")
     return replace(request, base_policy=base, trained_with=reward)
 

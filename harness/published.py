@@ -87,10 +87,10 @@ def caveats(published: Published, layout: str, run: RunRecord) -> list[str]:
     if spec is not None and spec.items and run.kind == "reward-eval" and run.n_items != spec.items:
         out.append(f"{run.reward} scored {run.n_items} items of {basename(run.data_source)}; the paper's figures "
                    f"are over {spec.items}.")
-    limit = run.config.get("limit") if run.kind == "policy-eval" else None
+    limit = run.settings.limit if run.kind == "policy-eval" else None
     if limit:
-        out.append(f"{basename(run.config.get('base_policy') or run.data_source)} trained with "
-                   f"{run.config.get('trained_with') or 'nothing'} was scored on the first {limit} problems of each "
+        out.append(f"{basename(run.settings.base_policy or run.data_source)} trained with "
+                   f"{run.settings.trained_with or 'nothing'} was scored on the first {limit} problems of each "
                    "benchmark; the paper's figures are over the full test sets.")
     return out
 
@@ -111,8 +111,8 @@ def _reward_kind(spec: str) -> tuple[str, dict[str, str]]:
 def run_identity(run: RunRecord) -> dict[str, str]:
     """What a published row can match on, read from a stored run."""
     if run.kind == "policy-eval":
-        trained_with = run.config.get("trained_with") or ""
-        policy = run.config.get("base_policy") or run.data_source
+        trained_with = run.settings.trained_with
+        policy = run.settings.base_policy or run.data_source
         return {"policy": basename(policy), "reward": _reward_kind(trained_with)[0] if trained_with else "none"}
     kind, options = _reward_kind(run.reward)
     return {"reward": kind, "model": basename(options.get("model", ""))}

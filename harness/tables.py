@@ -68,8 +68,8 @@ def _verifybench_key(row: PublishedRow) -> list[Any]:
 def _cooper_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
     m = _by_name(run)
     values = [m.get(f"accuracy/{c}") for c in _table3_columns()]
-    policy = run.config.get("base_policy") or run.data_source
-    return [policy, run.config.get("trained_with") or "none"], [*values, _mean(values)]
+    policy = run.settings.base_policy or run.data_source
+    return [policy, run.settings.trained_with or "none"], [*values, _mean(values)]
 
 
 def _cooper_key(row: PublishedRow) -> list[Any]:

@@ -24,7 +24,6 @@ from pathlib import Path
 
 from rewards import build_reward
 from rewards.contract import Item, Score
-from suites.contract import LabelledItem
 from trainers.probe import Probe
 
 P1_ACCURACY, P2_HOLE_PAY, P3_HOLE_PAY = 0.85, 0.80, 0.40

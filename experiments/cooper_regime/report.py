@@ -28,7 +28,7 @@ def training_runs(store: RunStore, out: Path) -> dict[str, list[RunRecord]]:
     """The complete training runs of this experiment, by reward kind, oldest first."""
     found: dict[str, list[RunRecord]] = defaultdict(list)
     for run in reversed(store.runs(kind="train", status="complete", limit=1000)):
-        output = Path(str(run.config.get("output", "")))
+        output = Path(run.settings.output)
         if output.parent.resolve() == out.resolve():
             found[run.reward.split(":", 1)[0]].append(run)
     return found
@@ -104,7 +104,7 @@ def main() -> None:
     runs = [r for kind in REWARDS for r in groups.get(kind, [])]
     lines = ["# Cooper's regime at CPU size: results", ""]
     sft = next((r for r in store.runs(kind="sft", status="complete", limit=100)
-                if str(r.config.get("output", "")).startswith(str(args.out))), None)
+                if r.settings.output.startswith(str(args.out))), None)
     if sft is not None:
         lines += [f"Warm-up (harness sft, run `{sft.id}`): loss {sft.metric('first_loss'):.3f} -> "
                   f"{sft.metric('final_loss'):.3f} over {int(sft.metric('steps') or 0)} steps, {sft.wall_seconds:.0f} s.", ""]
@@ -128,7 +128,7 @@ def main() -> None:
         walls = {k: [r.wall_seconds or 0 for r in v] for k, v in groups.items()}
         lines += ["Wall time per training run (s): " + "; ".join(f"{k} {', '.join(f'{w:.0f}' for w in ws)}"
                                                               for k, ws in walls.items()), ""]
-        window = int(runs[0].config.get("alarm_window", 10))
+        window = runs[0].settings.alarm_window
         lines += ["## The criteria, checked", "", *criteria(groups, store, window), ""]
         plots.training_dynamics(store, [r.id for r in runs], args.docs / "training_dynamics")
         plots.reward_model_accuracy(store, [r.id for r in runs], args.docs / "rm_accuracy")

@@ -32,7 +32,7 @@ H_MARGIN, H_RISE, M_CLOSED = 0.15, 0.10, 0.40
 
 
 def _seed(run: RunRecord) -> int:
-    return int(run.config.get("seed", 0))
+    return run.settings.seed
 
 
 def _edge(steps: Mapping[int, Mapping[str, float | None]], key: str, last: bool) -> float | None:

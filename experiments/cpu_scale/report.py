@@ -61,7 +61,7 @@ def main() -> None:
         base = category_table(policies)
         by_benchmark = Table("Final policies through harness eval-policy, greedy (%)",
                              ["trained with", *base.headers[2:]],
-                             [[(r.config.get("trained_with") or "none (the base policy)").split(",")[0], *row[2:]]
+                             [[(r.settings.trained_with or "none (the base policy)").split(",")[0], *row[2:]]
                               for r, row in zip(policies, base.rows)], frozenset(range(1, len(base.headers) - 1)))
         table3 = paper_table("cooper-rl", policies, load_published(), "all")
         (docs / "policies.md").write_text(render_text(by_benchmark, "markdown") + "\n\n"

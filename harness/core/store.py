@@ -16,7 +16,7 @@ import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
@@ -169,6 +169,44 @@ class NewRun:
 
 
 @dataclass(frozen=True)
+class EvalSettings:
+    """What a reward evaluation (``reward-eval``) was run with."""
+
+    limit: int | None = None
+    batch_size: int = 64
+    data: str | None = None
+    category_name: str = ""
+
+
+@dataclass(frozen=True)
+class PolicyEvalSettings:
+    """What a policy evaluation (``policy-eval``) was run with, and which training it scored."""
+
+    model: str = ""
+    limit: int | None = None
+    base_policy: str = ""
+    trained_with: str = ""
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """What every training run (``train``, ``sft``, ``rm-train``) records and its readers use: where its model went
+    and its seed; for GRPO, the policy it started from and the alarm's window. A trainer's full config is kept
+    too (``RunRecord.config``); these are the fields read back."""
+
+    output: str = ""
+    seed: int = 0
+    policy: str = ""
+    alarm_window: int = 10
+
+
+_SETTINGS: dict[str, type] = {
+    RunKind.REWARD_EVAL.value: EvalSettings, RunKind.POLICY_EVAL.value: PolicyEvalSettings,
+    RunKind.TRAIN.value: TrainingSettings, RunKind.SFT.value: TrainingSettings, RunKind.RM_TRAIN.value: TrainingSettings,
+}
+
+
+@dataclass(frozen=True)
 class RunRecord(NewRun):
     """A stored run as every report reads it: what it was begun with, and what became of it."""
 
@@ -179,6 +217,15 @@ class RunRecord(NewRun):
     wall_seconds: float | None = None
     error: str | None = None
     metrics: list[Metric] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Any:
+        """The run's configuration as its kind's typed settings (:class:`EvalSettings`, :class:`PolicyEvalSettings`,
+        :class:`TrainingSettings`): stored keys it does not name are left out, missing ones take their defaults
+        (runs stored by older versions read the same way)."""
+        cls = _SETTINGS[RunKind(self.kind).value]
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in self.config.items() if k in names and v is not None})
 
     def metric(self, name: str) -> float | None:
         for m in self.metrics:
@@ -374,7 +421,7 @@ class RunStore:
             )]
         for run_id in ids:
             run = self.get(run_id)
-            output = run.config.get("output")
+            output = run.settings.output
             if output and Path(output).expanduser().resolve() in (target, *target.parents):
                 return run
         return None

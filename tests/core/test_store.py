@@ -134,3 +134,14 @@ def test_a_schema_2_store_opens_migrated_with_its_runs(tmp_path):
     run_id = store.begin(new_run())
     store.complete(run_id, [ItemRow(0, "u", "A", True, 0.0, False, "timeout", None, 2.0, "killed after 2s")], [], 1.0)
     assert store.items(run_id)[0].detail == "killed after 2s"  # the cause of a failure is kept
+
+
+def test_a_runs_settings_are_its_kinds_typed_config(tmp_path):
+    from harness.core.store import EvalSettings, RunStatus, TrainingSettings
+
+    store = RunStore(tmp_path / "s.sqlite")
+    train = store.begin(NewRun("train", "rule", "d", "d", "", 1, {"output": "runs/x", "seed": 2, "beta": 0.1}, {}))
+    old = store.begin(NewRun("reward-eval", "rule", "s", "s", "", 1, {"limit": 5}, {}))  # stored before category_name
+    assert store.get(train).settings == TrainingSettings(output="runs/x", seed=2)  # beta is the trainer's own
+    assert store.get(old).settings == EvalSettings(limit=5)
+    assert store.get(old).status is RunStatus.RUNNING and str(store.get(old).status) == "running"
