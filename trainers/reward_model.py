@@ -94,7 +94,7 @@ class VerifyRMTrainer:
         start_model = str(self.checkpoint_dir) if state else cfg.base
         clf = SequenceClassifier(ClassifierConfig(start_model, dtype=cfg.dtype, max_length=cfg.max_length))
         clf.load()
-        torch = clf._torch
+        torch = clf.torch
         torch.manual_seed(cfg.seed)
         encoded = clf.encode(cfg.format.render_items([r.item for r in train_rows]))
         labels = [1.0 if r.label else 0.0 for r in train_rows]
