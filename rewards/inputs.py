@@ -57,14 +57,15 @@ def reference_text(label: object) -> str:
     if isinstance(label, numbers.Real):
         return _plain_decimal(Decimal(repr(float(label))))
     text = str(label).strip()
-    if _NUMERIC_LABEL.fullmatch(text):
+    if len(text) <= _MAX_NUMERIC_CHARS and _NUMERIC_LABEL.fullmatch(text):
         try:
             return _plain_decimal(Decimal(text))
-        except InvalidOperation:
+        except (ArithmeticError, ValueError):  # InvalidOperation, Overflow: the text is the reference as given
             return text
     return text
 
 
+_MAX_NUMERIC_CHARS = 4000  # longer numbers are compared as the text they are (decimal's context would overflow)
 _NUMERIC_LABEL = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d{1,4})?")
 
 

@@ -13,6 +13,7 @@ only ``KeyboardInterrupt`` and ``SystemExit`` go on up).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -53,14 +54,20 @@ def close_http_client() -> None:
         _CLIENT = None
 
 
+class ServerRefused(PermissionError):
+    """The reward server refused the adapter's credentials: a setup error the trainer must see at its first call,
+    not a reward of 0 for every item."""
+
+
 def score_items(items: Sequence[Item]) -> list[Score]:
-    """One result per item, never an exception for what the reward or the server did."""
+    """One result per item, never an exception for what the reward or the server did (a refused token is not
+    something they did: it raises :class:`ServerRefused`)."""
     if not items:
         return []
     try:
         url = os.environ.get("HARNESS_REWARD_URL", "").rstrip("/")
         return _remote(url, items) if url else _local(items)
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit, ServerRefused):
         raise
     except BaseException as exc:  # noqa: BLE001 - a failed call is a failed result for each of its items
         if len(items) > 1:  # isolate: one bad item must not cost its batch-mates their rewards
@@ -79,7 +86,12 @@ def _local(items: Sequence[Item]) -> list[Score]:
 def _remote(url: str, items: Sequence[Item]) -> list[Score]:
     payload = {"items": [{"question": it.question, "reference": it.reference, "completion": it.completion,
                           "metadata": dict(it.metadata)} for it in items]}
-    response = http_client().post(f"{url}/score", json=payload)
+    # ASCII-escaped JSON: a lone surrogate in a completion is sent as the server would score it in-process
+    response = http_client().post(f"{url}/score", content=json.dumps(payload, ensure_ascii=True).encode("ascii"),
+                                  headers={"content-type": "application/json"})
+    if response.status_code == 401:
+        raise ServerRefused(f"the reward server at {url} refused this adapter's token ({response.json().get('detail')}); "
+                            "set HARNESS_SERVER_TOKEN to the token the server was started with")
     response.raise_for_status()
     out: list[Score] = []
     for s in response.json()["scores"]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.integrations._shared import score_items
+from harness.integrations._shared import log, score_items
 from rewards.contract import Item, reward_value
 from rewards.inputs import clean_completion, reference_text
 
@@ -27,14 +27,28 @@ def _item(data_source: Any, solution_str: str, ground_truth: Any, extra_info: An
                 {"source": str(data_source)})
 
 
+def _scores(rows: Sequence[tuple[Any, Any, Any, Any]]) -> list[float]:
+    """Rewards for (data_source, solution, ground_truth, extra_info) rows; a row that is not an item (a ground
+    truth of the wrong type) scores 0.0 with a warning, and its batch-mates their own rewards."""
+    items: list[Item | None] = []
+    for row in rows:
+        try:
+            items.append(_item(*row))
+        except Exception as exc:  # noqa: BLE001 - an input the reward cannot read is a 0, not a crash
+            log.warning("verl compute_score: cannot read this row as an item (%s: %s); it scores 0.0",
+                        type(exc).__name__, exc)
+            items.append(None)
+    scored = iter(score_items([it for it in items if it is not None]))
+    return [reward_value(next(scored)) if it is not None else 0.0 for it in items]
+
+
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,
                   **kwargs: Any) -> float:
-    [result] = score_items([_item(data_source, solution_str, ground_truth, extra_info)])
-    return reward_value(result)
+    [value] = _scores([(data_source, solution_str, ground_truth, extra_info)])
+    return value
 
 
 def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str], ground_truths: Sequence[Any],
                         extra_infos: Sequence[Any] | None = None, **kwargs: Any) -> list[float]:
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
-    items = [_item(d, s, g, e) for d, s, g, e in zip(data_sources, solution_strs, ground_truths, infos)]
-    return [reward_value(r) for r in score_items(items)]
+    return _scores(list(zip(data_sources, solution_strs, ground_truths, infos)))

@@ -10,6 +10,9 @@ reward 0 and its cause, and its batch-mates their own rewards. An optional beare
 
 from __future__ import annotations
 
+import functools
+import hmac
+import json
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +33,8 @@ class ServerConfig:
     max_wait_ms: float = 10.0
     items_per_step: int = 0
     token: str = ""
-    max_body_bytes: int = 64 * 1024 * 1024
+    max_body_bytes: int = 64 * 1024 * 1024  # counted as the bytes arrive, chunked bodies included
+    body_timeout_s: float = 30.0  # a sender that sends no body bytes for this long gets 408
     concurrent_batches: int = 4  # stateless rewards only; a learning reward scores one batch at a time
     deadline_s: float = 60.0  # every request is answered by then; OpenRLHF's client gives up at 180 s
     stop_tokens: tuple[str, ...] = ()  # end-of-turn tokens of the policy's tokenizer, beyond the common ones
@@ -40,6 +44,72 @@ class ServerConfig:
 def _score_json(r: Score) -> dict[str, Any]:
     return {"value": r.value, "verdict": r.verdict, "reason": r.reason, "answer": r.answer, "detail": r.detail,
             "error": f"{r.reason}: {r.detail}" if r.is_failure else None}
+
+
+class BodyGuard:
+    """ASGI middleware that counts request-body bytes as they arrive, chunked or not, and refuses a body over
+    ``max_bytes`` (413) as soon as it passes the limit, or a sender that sends nothing for ``timeout_s`` (408): the
+    refusal is sent at once, the application below sees the client gone, and whatever it answers is dropped. The
+    server never holds more than the limit of one body, however the body is sent."""
+
+    def __init__(self, app: Any, max_bytes: int, timeout_s: float) -> None:
+        self.app, self.max_bytes, self.timeout_s = app, max_bytes, timeout_s
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        import asyncio
+
+        seen = 0
+        started = refused = False
+
+        async def refuse(status: int, detail: str) -> dict:
+            nonlocal refused
+            if not started and not refused:
+                refused = True
+                body = json.dumps({"detail": detail}).encode()
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+            return {"type": "http.disconnect"}
+
+        async def counted() -> dict:
+            nonlocal seen
+            if refused:
+                return {"type": "http.disconnect"}
+            try:
+                message = await asyncio.wait_for(receive(), self.timeout_s)
+            except asyncio.TimeoutError:
+                return await refuse(408, f"no body bytes for {self.timeout_s:g}s; send the request whole")
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    return await refuse(413, f"body over the {self.max_bytes}-byte limit (refused at {seen} bytes)")
+            return message
+
+        async def sending(message: dict) -> None:
+            nonlocal started
+            if refused:
+                return  # the refusal was the answer
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        await self.app(scope, counted, sending)
+
+
+@functools.lru_cache(maxsize=1)
+def ascii_json_response() -> Any:
+    """JSON responses written with ASCII escapes: a lone surrogate in an echoed answer is valid JSON that way,
+    where UTF-8 encoding would fail and turn a reward into a 500."""
+    from fastapi.responses import JSONResponse
+
+    class _Ascii(JSONResponse):
+        def render(self, content: Any) -> bytes:
+            return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+    return _Ascii
 
 
 def create_app(reward: Reward, config: ServerConfig) -> Any:
@@ -59,7 +129,7 @@ def create_app(reward: Reward, config: ServerConfig) -> Any:
         if observer is not None:
             observer.close()
 
-    app = fastapi.FastAPI(title="harness reward server", lifespan=lifespan)
+    app = fastapi.FastAPI(title="harness reward server", lifespan=lifespan, default_response_class=ascii_json_response())
     app.state.batcher = batcher
     app.state.observer = observer
 
@@ -71,9 +141,20 @@ def create_app(reward: Reward, config: ServerConfig) -> Any:
                 {"detail": f"body of {length} bytes is over the {config.max_body_bytes}-byte limit"}, status_code=413
             )
         if config.token and request.url.path != "/health":
-            if request.headers.get("authorization") != f"Bearer {config.token}":
-                return fastapi.responses.JSONResponse({"detail": "missing or wrong bearer token"}, status_code=401)
+            # a bearer header, or ?token= in the URL for clients that send only a URL (OpenRLHF's remote_url)
+            given = request.headers.get("authorization", "").removeprefix("Bearer ") or request.query_params.get("token", "")
+            if not hmac.compare_digest(given.encode(), config.token.encode()):
+                return fastapi.responses.JSONResponse(
+                    {"detail": "missing or wrong token: send 'Authorization: Bearer TOKEN', or add ?token=TOKEN to "
+                               "the URL (for OpenRLHF: --reward.remote_url http://HOST:PORT/get_reward?token=TOKEN)"},
+                    status_code=401)
         return await call_next(request)
+
+    @app.exception_handler(RecursionError)
+    async def too_deep(request: Any, exc: RecursionError) -> Any:
+        return ascii_json_response()({"detail": "the JSON body is nested too deep to read"}, status_code=400)
+
+    app.add_middleware(BodyGuard, max_bytes=config.max_body_bytes, timeout_s=config.body_timeout_s)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -45,6 +45,9 @@ def parse_label(label: Any) -> tuple[str, dict[str, Any]]:
     if text.startswith("{"):
         try:
             data = json.loads(text)
+        except RecursionError:
+            raise ProtocolError(f"label {text[:40]!r}... is JSON nested too deep to read; send the reference "
+                                "as plain text or a flat object") from None
         except json.JSONDecodeError as exc:
             if '"' not in text:
                 return reference_text(label), {}
