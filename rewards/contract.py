@@ -8,7 +8,7 @@ the batch back to :meth:`LearnsFromFeedback.learn`. Callers detect it with ``isi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from harness.core.items import (  # noqa: F401 - the contract's data, re-exported: ``from rewards.contract import Item``
@@ -44,6 +44,15 @@ class Closeable(Protocol):
     are also context managers (:class:`ClosesOnExit`): ``with build_reward(spec) as reward: ...``."""
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ScoresEach(Protocol):
+    """A reward that hands each item's score out as soon as it exists (``on_score(index, score)``, from any
+    thread, once per item), so that a caller with a deadline keeps the scores that are ready when it passes (the
+    rule reward: items decided here at once, the rest as their workers finish)."""
+
+    def score_each(self, items: Sequence[Item], on_score: Callable[[int, Score], None]) -> None: ...
 
 
 @runtime_checkable

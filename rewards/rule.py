@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from math_verify.errors import TimeoutException as MathVerifyTimeout
 
@@ -128,6 +129,26 @@ class RuleReward(ClosesOnExit):
         self.decided_here += len(items) - sent
         self.sent_to_workers += sent
         return [r for r in results if r is not None]
+
+    def score_each(self, items: Sequence[Item], on_score: Callable[[int, Score], None]) -> None:
+        """Each item's score as soon as it exists: decided here at once, or sent to a worker alone and handed out
+        when that worker finishes (an item that hangs holds only itself, not the items that share its batch)."""
+        from concurrent.futures import as_completed
+
+        tasks: dict[Any, tuple[int, Task]] = {}
+        for i, it in enumerate(items):
+            decided = self._decide_here(it)
+            if decided is not None:
+                self.decided_here += 1
+                on_score(i, decided)
+            else:
+                task = self.pool.submit(_grade_in_worker, [(it.question, it.reference, it.completion)])
+                tasks[task.future] = (i, task)
+        self.sent_to_workers += len(tasks)
+        for future in as_completed(tasks):
+            i, task = tasks[future]
+            [outcome] = self.pool.outcomes(task)
+            on_score(i, _to_score(outcome))
 
     def _decide_here(self, item: Item) -> Score | None:
         """The pure rules' verdict, or None for the workers (also for inputs too large to risk here, and for

@@ -8,9 +8,11 @@ accumulate and the reward learns from them once a step's worth has been scored, 
 
 What the reward does cannot hold a request past its deadline (``deadline_s``): whatever it raises
 (``BaseException`` subclasses included, such as math-verify's ``TimeoutException``), a batch that fails is retried
-item by item so that only the failing items fail, with their cause; a batch still running at the deadline
-is answered with ``timeout`` for its items, and its thread is left to finish in the background while new
-batches start beside it. Every task the batcher starts is kept and its exceptions are read, so nothing fails
+item by item so that only the failing items fail, with their cause. A reward that scores item by item
+(:class:`~rewards.contract.ScoresEach`, the rule reward) hands each score to its request as it comes, so a
+request is answered as soon as its own items are scored; at the deadline only the items still running get
+``timeout`` and every other item its own score, in the hung item's request and in the others of its batch. A
+batch still running then is left to finish on its thread in the background while new batches start beside it. Every task the batcher starts is kept and its exceptions are read, so nothing fails
 silently; ``Stats`` counts failed and timed-out items as they happen.
 """
 
@@ -26,7 +28,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewards.contract import REASON_CRASHED, REASON_TIMEOUT, Item, LearnsFromFeedback, Reward, Score, check_scores
+from rewards.contract import (
+    REASON_CRASHED,
+    REASON_TIMEOUT,
+    Item,
+    LearnsFromFeedback,
+    Reward,
+    Score,
+    ScoresEach,
+    check_scores,
+)
 from rewards.sandbox import describe
 
 log = logging.getLogger("harness.server")
@@ -73,6 +84,10 @@ class _Pending:
     items: list[Item]
     future: asyncio.Future
     enqueued: float
+    results: list[Score | None] = field(default_factory=list)  # filled item by item (rewards that score each)
+
+    def __post_init__(self) -> None:
+        self.results = [None] * len(self.items)
 
 
 class DynamicBatcher:
@@ -158,10 +173,12 @@ class DynamicBatcher:
             await self._queue.put(pending)
             return await asyncio.wait_for(asyncio.shield(future), self.deadline_s)
         except asyncio.TimeoutError:
-            failed = [Score.failed(REASON_TIMEOUT, f"not scored within the {self.deadline_s:g}s request deadline")]
+            # the items scored by now keep their scores; only those still running get the timeout
+            failed = Score.failed(REASON_TIMEOUT, f"not scored within the {self.deadline_s:g}s request deadline")
             with self._stats_lock:
-                self.stats.timed_out_items += len(items)
-            _resolve(future, failed * len(items))
+                answered = [failed if r is None else r for r in pending.results]
+                self.stats.timed_out_items += sum(r is None for r in pending.results)
+            _resolve(future, answered)
             return future.result()
         finally:
             self._pending.discard(pending)
@@ -229,7 +246,10 @@ class DynamicBatcher:
     def _score_batch(self, batch: list[_Pending]) -> None:
         items = [it for p in batch for it in p.items]
         with self._reward_lock if self.learns else _NO_LOCK:
-            results = self._score_isolating(items)
+            if isinstance(self.reward, ScoresEach) and not self.learns:
+                results = self._score_each(batch, items)
+            else:
+                results = self._score_isolating(items)
             with self._stats_lock:
                 self.stats.batches += 1
                 self.stats.items += len(items)
@@ -254,6 +274,33 @@ class DynamicBatcher:
             _resolve_threadsafe(p.future, part)
         if self.learns and self.items_per_step and len(self._step_items) >= self.items_per_step:
             self.step_now()
+
+    def _score_each(self, batch: list[_Pending], items: list[Item]) -> list[Score]:
+        """Scores handed to their requests as they come: a request is answered when its own items are scored,
+        whatever its batch-mates are doing; an item the reward fails on is isolated as in
+        :meth:`_score_isolating`. A recorded run's observer must see a batch before its answers go out (a /step
+        behind them counts it), so with one the answers wait for the batch; a request whose deadline passes
+        first still gets every score that exists by then."""
+        owners = [(p, j) for p in batch for j in range(len(p.items))]
+        early = self.on_batch is None
+
+        def on_score(i: int, score: Score) -> None:
+            pending, j = owners[i]
+            with self._stats_lock:
+                if pending.results[j] is not None:
+                    return
+                pending.results[j] = score
+                complete = all(r is not None for r in pending.results)
+            if complete and early:
+                _resolve_threadsafe(pending.future, list(pending.results))
+
+        try:
+            self.reward.score_each(items, on_score)  # type: ignore[attr-defined]
+        except BaseException:  # noqa: BLE001 - the items not scored yet are scored one by one, failures isolated
+            for i, (pending, j) in enumerate(owners):
+                if pending.results[j] is None:
+                    on_score(i, self._score_isolating([items[i]])[0])
+        return [pending.results[j] for pending, j in owners]  # type: ignore[misc]
 
     def _score_isolating(self, items: list[Item]) -> list[Score]:
         try:

@@ -330,3 +330,35 @@ def test_a_hung_rule_verification_does_not_stall_other_requests(concurrent_batch
     # with concurrent batches every later request is answered while the slow one still runs; one batch at a
     # time (as for a learning reward) makes them wait behind it
     assert (finished[-1] == "slow") is slow_last
+
+
+def test_a_hung_item_costs_no_batch_mate_its_reward():
+    """The case of a rule reward with a long timeout behind a short request deadline: every item scored before the
+    deadline keeps its score, in the hung item's request and in the others gathered into its batch."""
+    from rewards.rule import RuleReward
+
+    reward = RuleReward(workers=3, timeout=120)  # two hung items below hold two workers; the third serves the rest
+    app = create_app(reward, ServerConfig("rule:timeout=120", max_wait_ms=50, deadline_s=3))
+    hung = ("x+1", "\\boxed{(10^{8})! + x}")
+
+    async def run():
+        transport = httpx.ASGITransport(app=app)
+        async with app.router.lifespan_context(app):
+            async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=60) as c:
+                async def post(pairs):
+                    return (await c.post("/get_reward", json=openrlhf_body([("q", *p) for p in pairs]))).json()
+
+                singles = [post([hung])] + [post([(str(i), f"\\boxed{{{i}}}")]) for i in range(8)]
+                together = post([hung, ("x+1", "\\boxed{1+x}"), ("5", "\\boxed{6}")])  # mates in the same request
+                answers = await asyncio.gather(*singles, together)
+                return answers, (await c.get("/metrics")).json()
+
+    try:
+        answers, stats = asyncio.run(run())
+    finally:
+        reward.close()
+    assert answers[0]["rewards"] == [0.0] and answers[0]["errors"][0].startswith("timeout: not scored within the 3s")
+    assert all(a["rewards"] == [1.0] and a["errors"] == [None] for a in answers[1:9])
+    assert answers[9]["rewards"] == [0.0, 1.0, 0.0] and answers[9]["errors"][0].startswith("timeout")
+    assert answers[9]["errors"][1:] == [None, None]
+    assert stats["timed_out_items"] == 2  # the hung item in each of its two requests, nothing else
