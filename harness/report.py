@@ -90,7 +90,7 @@ def metrics_table(run: RunRecord) -> Table:
 
 def runs_table(runs: Sequence[RunRecord]) -> Table:
     rows = [
-        [r.id, r.status, r.reward, r.suite, r.n_items, r.metric("accuracy"), r.created_at]
+        [r.id, r.status_text, r.reward, r.suite, r.n_items, r.metric("accuracy"), r.created_at]
         for r in runs
     ]
     return Table("Runs", ["run", "status", "reward", "suite", "items", "accuracy", "created"], rows, frozenset({5}))
@@ -129,7 +129,7 @@ def run_summary(run: RunRecord) -> list[tuple[str, str]]:
     wall = f"{run.wall_seconds:.1f}s" if run.wall_seconds is not None else "—"
     pairs = [
         ("run", run.id),
-        ("status", run.status),
+        ("status", run.status_text),
         ("reward", run.reward),
         ("suite", run.suite),
         ("data", f"{run.data_source} ({run.data_hash[:19]})"),

@@ -83,6 +83,21 @@ def write_prompts(cfg: GRPORunConfig, path: Path) -> int:
     return len(problems)
 
 
+def stop_group(process: subprocess.Popen, grace_s: float = 20.0) -> None:
+    """SIGTERM to the process's whole group (the launcher and what it started), SIGKILL after ``grace_s``."""
+    import os
+    import signal
+
+    try:
+        os.killpg(process.pid, signal.SIGTERM)  # the leader may be gone while what it started is not
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=grace_s)
+    except ProcessLookupError:
+        pass
+
+
 class OpenRLHFTrainer:
     """GRPO on OpenRLHF (Ray, GPUs); ``dry_run`` prints the checked command instead of launching it.
 
@@ -146,8 +161,12 @@ class OpenRLHFTrainer:
         )) as run_id:
             options = ["--items-per-step", str(items_per_step), "--record-run", run_id, "--alarm-window",
                        str(cfg.alarm_window)]
-            with serving(cfg.reward, port, options, store=str(store.path)):
-                returncode = self._follow(subprocess.Popen(command), store, run_id)
+            with serving(cfg.reward, port, options, store=str(store.path)):  # stopped on any way out
+                launcher = subprocess.Popen(command, start_new_session=True)  # a group of its own: Ray's workers too
+                try:
+                    returncode = self._follow(launcher, store, run_id)
+                finally:
+                    stop_group(launcher)
             if returncode != 0:
                 raise RuntimeError(f"OpenRLHF exited with code {returncode}: {' '.join(command)}")
             store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING
@@ -20,7 +22,7 @@ from harness.core.plugins import ENV as _PLUGINS_ENV
 from harness.core.plugins import PluginError, load_plugins, plugins_from_env
 from harness.core.registry import RegistryError
 from harness.core.spec import SpecError
-from harness.core.store import RunStore, StoreError
+from harness.core.store import RunStore, StoreError, Terminated
 from harness.plots import NothingToPlot
 from harness.published import PublishedDataError
 from harness.report import (
@@ -127,11 +129,31 @@ class _Commands(click.Group):
     status 0, as other Unix tools do, instead of click's status 1."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        previous = _stop_on_sigterm()
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             _silence_stdout()
             ctx.exit(0)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: what was running was stopped and marked; say so
+            click.echo(f"stopped: {exc or 'interrupted by the user'} (any run it was recording is marked "
+                       "interrupted; harness runs lists it)", err=True)
+            ctx.exit(143 if isinstance(exc, Terminated) else 130)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM raises :class:`Terminated` in the main thread, so ``finally`` blocks run: child servers and
+    launchers are stopped and the run is marked, instead of the process vanishing and leaving them behind."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def terminated(signum: int, frame: Any) -> None:
+        raise Terminated("terminated by SIGTERM")
+
+    return signal.signal(signal.SIGTERM, terminated)
 
 
 def _silence_stdout() -> None:

@@ -12,11 +12,12 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
@@ -27,6 +28,11 @@ SCHEMA_VERSION = 3  # 2: the steps table (training runs); 3: items keep their de
 _log = logging.getLogger(__name__)
 
 STORE_ENV = "HARNESS_STORE"
+
+class Terminated(KeyboardInterrupt):
+    """The process was asked to stop (SIGTERM): ended like Ctrl-C, so that runs are marked ``interrupted`` and
+    child processes are stopped on the way out. The message says which signal."""
+
 
 class RunStatus(str, Enum):
     """Where a run is: ``running`` until it ends; ``complete`` with its numbers, or ``failed`` / ``interrupted``
@@ -41,6 +47,8 @@ class RunStatus(str, Enum):
         return self.value
 
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS owners (run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    host TEXT NOT NULL, pid INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY,
@@ -217,6 +225,12 @@ class RunRecord(NewRun):
     wall_seconds: float | None = None
     error: str | None = None
     metrics: list[Metric] = field(default_factory=list)
+    orphaned: bool = False  # ``running``, but the process that ran it on this machine is gone: it will never end
+
+    @property
+    def status_text(self) -> str:
+        """The status as listings show it: ``running (process gone)`` for an orphaned run."""
+        return f"{self.status} (process gone)" if self.orphaned else str(self.status)
 
     @property
     def settings(self) -> Any:
@@ -232,6 +246,19 @@ class RunRecord(NewRun):
             if m.name == name:
                 return m.value
         return None
+
+
+def _gone(host: str, pid: int) -> bool:
+    """The process ``pid`` on ``host`` no longer exists (known only for this host; elsewhere: not known, so not)."""
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # it exists, as another user's
+        return False
+    return False
 
 
 def _bool_or_none(v: Any) -> bool | None:
@@ -281,6 +308,8 @@ class RunStore:
                     _now(),
                 ),
             )
+            # who runs it: a run whose process is gone without ending it is shown as such (RunRecord.orphaned)
+            db.execute("INSERT OR REPLACE INTO owners VALUES (?,?,?)", (run_id, socket.gethostname(), os.getpid()))
         return run_id
 
     def complete(
@@ -355,7 +384,7 @@ class RunStore:
             yield
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
-                status, why = RunStatus.INTERRUPTED, "interrupted by the user"
+                status, why = RunStatus.INTERRUPTED, str(exc) or "interrupted by the user"
             else:
                 status, why = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
             self.abort(run_id, status, why)
@@ -385,7 +414,11 @@ class RunStore:
             metrics = db.execute(
                 "SELECT name, value, higher_is_better, n, grp FROM metrics WHERE run_id=? ORDER BY rowid", (run_id,)
             ).fetchall()
-        return _run_from_row(row, [Metric(n, v, _bool_or_none(h), c, g) for n, v, h, c, g in metrics])
+            owner = db.execute("SELECT host, pid FROM owners WHERE run_id=?", (run_id,)).fetchone()
+        record = _run_from_row(row, [Metric(n, v, _bool_or_none(h), c, g) for n, v, h, c, g in metrics])
+        if record.status is RunStatus.RUNNING and owner is not None and _gone(*owner):
+            return replace(record, orphaned=True)
+        return record
 
     def runs(
         self, *, suite: str | None = None, reward: str | None = None, status: str | None = None,
