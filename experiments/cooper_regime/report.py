@@ -90,18 +90,26 @@ def degenerate_scores(store: RunStore, run: RunRecord) -> list[str]:
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("runs/cooper_regime"))
-    parser.add_argument("--docs", type=Path, default=Path("docs/cpu_scale/cooper_regime"))
-    parser.add_argument("--store", default=None, help="the run store (default: HARNESS_STORE, else OUT/runs.sqlite)")
-    args = parser.parse_args()
+def open_experiment(description: str, out: str, docs: str) -> tuple[argparse.Namespace, RunStore,
+                                                                    dict[str, list[RunRecord]], list[RunRecord]]:
+    """The command line every report of these experiments takes (``--out``, ``--docs``, ``--store``), its store,
+    and its complete training runs by reward kind and in the rewards' order."""
     import os
 
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=Path(out))
+    parser.add_argument("--docs", type=Path, default=Path(docs))
+    parser.add_argument("--store", default=None, help="the run store (default: HARNESS_STORE, else OUT/runs.sqlite)")
+    args = parser.parse_args()
     store = RunStore(args.store or os.environ.get("HARNESS_STORE") or args.out / "runs.sqlite")
     args.docs.mkdir(parents=True, exist_ok=True)
     groups = training_runs(store, args.out)
-    runs = [r for kind in REWARDS for r in groups.get(kind, [])]
+    return args, store, groups, [r for kind in REWARDS for r in groups.get(kind, [])]
+
+
+def main() -> None:
+    args, store, groups, runs = open_experiment(__doc__.split("\n\n")[0], "runs/cooper_regime",
+                                                "docs/cpu_scale/cooper_regime")
     lines = ["# Cooper's regime at CPU size: results", ""]
     sft = next((r for r in store.runs(kind="sft", status="complete", limit=100)
                 if r.settings.output.startswith(str(args.out))), None)

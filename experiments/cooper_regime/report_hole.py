@@ -9,9 +9,7 @@ Writes ``summary.md``, ``training_dynamics.png/svg`` (``harness plot --kind trai
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
@@ -24,7 +22,7 @@ from harness.tables import paper_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pilot import render as render_pilot  # noqa: E402
-from report import REWARDS, training_runs  # noqa: E402
+from report import open_experiment  # noqa: E402
 
 ARMS = {"rule": "rule", "verifyrm": "static VerifyRM", "cooper": "Cooper"}
 EDGE = 3  # "first" and "last": the mean over the first and the last 3 logged steps
@@ -163,15 +161,8 @@ def _step(x: float | None) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("runs/cooper_hole"))
-    parser.add_argument("--docs", type=Path, default=Path("docs/cpu_scale/cooper_hole"))
-    parser.add_argument("--store", default=None, help="the run store (default: HARNESS_STORE, else OUT/runs.sqlite)")
-    args = parser.parse_args()
-    store = RunStore(args.store or os.environ.get("HARNESS_STORE") or args.out / "runs.sqlite")
-    args.docs.mkdir(parents=True, exist_ok=True)
-    groups = training_runs(store, args.out)
-    runs = [r for kind in REWARDS for r in groups.get(kind, [])]
+    args, store, groups, runs = open_experiment(__doc__.split("\n\n")[0], "runs/cooper_hole",
+                                                "docs/cpu_scale/cooper_hole")
     lines = ["# Cooper in its own regime: results", ""]
     pilot = args.out / "pilot.json"
     if pilot.exists():
