@@ -17,7 +17,8 @@ from __future__ import annotations
 import numbers
 import re
 from collections.abc import Iterable
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+from typing import Any
 
 # Tokens that end a turn or the text: everything from the first of them on is not the completion.
 END_TOKENS = (
@@ -74,3 +75,17 @@ def _plain_decimal(value: Decimal) -> str:
         return str(value)
     text = format(value.normalize(), "f")
     return "0" if text in ("-0", "+0") else text
+
+
+def completion_text(completion: Any) -> str:
+    """A completion as text: trainers pass text or, for chat datasets, a list of messages (TRL, slime)."""
+    if isinstance(completion, str):
+        return completion
+    return "".join(m.get("content", "") for m in completion if isinstance(m, dict))
+
+
+def prompt_text(prompt: Any) -> str:
+    """A prompt as the question's text: a string as it is, chat messages as their user turns."""
+    if isinstance(prompt, str):
+        return prompt
+    return "\n".join(m.get("content", "") for m in prompt if isinstance(m, dict) and m.get("role") == "user")

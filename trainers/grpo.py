@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rewards.contract import Item, LearnsFromFeedback, Reward, reward_value
-from rewards.inputs import clean_completion, reference_text
+from rewards.inputs import clean_completion, completion_text, prompt_text, reference_text
 from rewards.rule import RuleReward
 from trainers.probe import Probe
 from trainers.step_metrics import step_values, update_values
@@ -75,19 +75,6 @@ def load_config_file(path: str | None) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config file is a mapping of option names to values")
     return data
-
-
-def completion_text(completion: Any) -> str:
-    """TRL passes completions as text or, for chat datasets, as a list of messages."""
-    if isinstance(completion, str):
-        return completion
-    return "".join(m.get("content", "") for m in completion if isinstance(m, dict))
-
-
-def prompt_text(prompt: Any) -> str:
-    if isinstance(prompt, str):
-        return prompt
-    return "\n".join(m.get("content", "") for m in prompt if isinstance(m, dict) and m.get("role") == "user")
 
 
 class StepRecords:

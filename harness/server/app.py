@@ -1,7 +1,8 @@
 """The FastAPI application behind ``harness serve``.
 
-Routes: ``POST /get_reward`` (OpenRLHF), ``POST /score`` (the item contract), ``POST /step`` (a training-step
-boundary: a learning reward learns, a recorded run closes its step), ``GET /health``, ``GET /metrics``. Bad input
+Routes: ``POST /get_reward`` (OpenRLHF), ``POST /slime`` (slime's remote_rm), ``POST /score`` (the item contract),
+``POST /step`` (a training-step boundary: a learning reward learns, a recorded run closes its step),
+``GET /health``, ``GET /metrics``. Bad input
 is answered with a 4xx and a message (FastAPI validates types; bodies over ``max_body_bytes`` get 413). Every
 valid request is answered within ``deadline_s``: an item the reward fails on, or does not finish in time, gets
 reward 0 and its cause, and its batch-mates their own rewards. An optional bearer token guards every route but
@@ -20,10 +21,14 @@ from typing import Any
 from harness.core.optional import require
 from harness.server.batcher import DynamicBatcher
 from harness.server.observer import Recording, TrainingObserver
-from harness.server.openrlhf import ProtocolError, items_from_request, response_body
-from harness.server.schemas import OpenRLHFRequest, ScoreRequest  # module level: FastAPI resolves annotations here
-from rewards.contract import Item, Reward, Score
-from rewards.inputs import clean_completion, reference_text
+from harness.server.openrlhf import ProtocolError, items_from_request, parse_label, response_body
+from harness.server.schemas import (  # module level: FastAPI resolves annotations here
+    OpenRLHFRequest,
+    ScoreRequest,
+    SlimeRequest,
+)
+from rewards.contract import Item, Reward, Score, reward_value
+from rewards.inputs import clean_completion, prompt_text, reference_text
 
 
 @dataclass(frozen=True)
@@ -183,6 +188,19 @@ def create_app(reward: Reward, config: ServerConfig) -> Any:
             for i in body.items
         ]
         return {"scores": [_score_json(r) for r in await batcher.score(items)]}
+
+    @app.post("/slime")
+    async def slime(body: SlimeRequest) -> float:
+        """slime's remote reward model: the JSON body of the answer is the reward itself (a failure is 0.0;
+        its cause is in /metrics and the server's log, since slime reads nothing else)."""
+        try:
+            reference, meta = parse_label(body.label)
+        except ProtocolError as exc:
+            raise fastapi.HTTPException(status_code=400, detail=f"label: {exc}") from None
+        item = Item(prompt_text(body.prompt), reference, clean_completion(body.response, config.stop_tokens),
+                    {**body.metadata, **meta})
+        [result] = await batcher.score([item])
+        return float(reward_value(result) or 0.0)
 
     @app.post("/step")
     async def step() -> dict[str, Any]:

@@ -22,3 +22,13 @@ class ItemIn(BaseModel):
 
 class ScoreRequest(BaseModel):
     items: list[ItemIn]
+
+
+class SlimeRequest(BaseModel):
+    """slime's ``--rm-type remote_rm`` body, one sample per request (``slime/rollout/rm_hub/__init__.py``,
+    ``remote_rm``): the prompt (text, or chat messages), the response, and the label."""
+
+    prompt: str | list[dict[str, Any]]
+    response: str
+    label: Any = None
+    metadata: dict[str, Any] = Field(default_factory=dict)

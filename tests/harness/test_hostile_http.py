@@ -3,7 +3,6 @@ senders cut off, bad inputs answered with 4xx or scored, every answer valid JSON
 never raise for an input and see a refused token at once; OpenRLHF's URL-only client can send the token."""
 
 import json
-import os
 import socket
 import subprocess
 import sys

@@ -4,7 +4,8 @@ alarm; configuration precedence."""
 import pytest
 
 from harness.core.store import RunStore
-from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, completion_text
+from rewards.inputs import completion_text
+from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords
 from trainers.hacking import HackingAlarm, slope
 from trainers.trl_backend import TRLRunConfig
 
