@@ -136,7 +136,7 @@ class _Commands(click.Group):
             _silence_stdout()
             ctx.exit(0)
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: what was running was stopped and marked; say so
-            click.echo(f"stopped: {exc or 'interrupted by the user'} (any run it was recording is marked "
+            click.echo(f"stopped: {str(exc) or 'interrupted by the user'} (any run it was recording is marked "
                        "interrupted; harness runs lists it)", err=True)
             ctx.exit(143 if isinstance(exc, Terminated) else 130)
         finally:
