@@ -76,6 +76,13 @@ def score_items(items: Sequence[Item]) -> list[Score]:
         return [Score.failed(REASON_CRASHED, describe(exc))]
 
 
+def score_readable(items: Sequence[Item | Exception]) -> list[Score]:
+    """:func:`score_items` for a batch in which some samples could not be read as items (their exception in their
+    place): those score as failures with the reason, the rest are scored together."""
+    scored = iter(score_items([it for it in items if isinstance(it, Item)]))
+    return [next(scored) if isinstance(it, Item) else Score.failed(REASON_CRASHED, f"bad input: {it}") for it in items]
+
+
 def _local(items: Sequence[Item]) -> list[Score]:
     from rewards.contract import check_scores
 

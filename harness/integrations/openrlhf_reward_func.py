@@ -16,30 +16,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.integrations._shared import score_items
-from harness.server.openrlhf import ProtocolError, items_from_request, response_body
-from rewards.contract import REASON_CRASHED, Item, Score
+from harness.integrations._shared import score_readable
+from harness.server.openrlhf import ProtocolError, parse_items, response_body
 
 
 def reward_func(queries: list[str], prompts: list[str], labels: list[Any], **kwargs: Any) -> dict[str, Any]:
     import torch
 
-    if not (len(queries) == len(prompts) == len(labels)):  # a malformed call is the trainer's bug: say so plainly
-        raise ValueError(f"reward_func: queries, prompts and labels differ in length "
-                         f"({len(queries)}, {len(prompts)}, {len(labels)})")
-    items: list[Item | None] = []
-    refused: dict[int, str] = {}
-    for i, call in enumerate(zip(queries, prompts, labels)):
-        try:
-            [item] = items_from_request(*([part] for part in call))
-            items.append(item)
-        except ProtocolError as exc:  # one unreadable label costs only its own reward
-            items.append(None)
-            refused[i] = str(exc).replace("labels[0]", f"labels[{i}]").replace("query[0]", f"query[{i}]")
-    scored = iter(score_items([it for it in items if it is not None]))
-    results = [next(scored) if it is not None else Score.failed(REASON_CRASHED, f"bad input: {refused[i]}")
-               for i, it in enumerate(items)]
-    body = response_body(results)
+    try:
+        parsed = parse_items(queries, prompts, labels)  # one unreadable sample costs only its own reward
+    except ProtocolError as exc:  # lists of different lengths: the trainer's bug, said plainly
+        raise ValueError(f"reward_func: {exc}") from None
+    body = response_body(score_readable(parsed))
     rewards = torch.tensor(body["rewards"], dtype=torch.float)
     return {
         "rewards": rewards,

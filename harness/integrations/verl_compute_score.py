@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.integrations._shared import log, score_items
+from harness.integrations._shared import log, score_readable
 from rewards.contract import Item, reward_value
 from rewards.inputs import clean_completion, reference_text
 
@@ -30,16 +30,15 @@ def _item(data_source: Any, solution_str: str, ground_truth: Any, extra_info: An
 def _scores(rows: Sequence[tuple[Any, Any, Any, Any]]) -> list[float]:
     """Rewards for (data_source, solution, ground_truth, extra_info) rows; a row that is not an item (a ground
     truth of the wrong type) scores 0.0 with a warning, and its batch-mates their own rewards."""
-    items: list[Item | None] = []
+    items: list[Item | Exception] = []
     for row in rows:
         try:
             items.append(_item(*row))
         except Exception as exc:  # noqa: BLE001 - an input the reward cannot read is a 0, not a crash
             log.warning("verl compute_score: cannot read this row as an item (%s: %s); it scores 0.0",
                         type(exc).__name__, exc)
-            items.append(None)
-    scored = iter(score_items([it for it in items if it is not None]))
-    return [reward_value(next(scored)) if it is not None else 0.0 for it in items]
+            items.append(exc)
+    return [reward_value(s) for s in score_readable(items)]
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,

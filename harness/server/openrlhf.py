@@ -70,23 +70,38 @@ def _from_object(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return reference_text(reference), meta
 
 
-def items_from_request(
+def parse_items(
     queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], stop_tokens: Iterable[str] = ()
-) -> list[Item]:
+) -> list[Item | ProtocolError]:
+    """One item per sample, or the :class:`ProtocolError` that says what is wrong with that sample (its index
+    named); lists of different lengths are an error of the whole call."""
     if not (len(queries) == len(prompts) == len(labels)):
         raise ProtocolError(
             f"query, prompts and labels must have the same length (got {len(queries)}, {len(prompts)}, {len(labels)})"
         )
-    items = []
+    out: list[Item | ProtocolError] = []
     for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
         if not query.startswith(prompt):
-            raise ProtocolError(f"query[{i}] does not start with prompts[{i}]; the query must be prompt + response")
+            out.append(ProtocolError(f"query[{i}] does not start with prompts[{i}]; the query must be prompt + response"))
+            continue
         try:
             reference, meta = parse_label(label)
         except ProtocolError as exc:
-            raise ProtocolError(f"labels[{i}]: {exc}") from None
-        items.append(Item(prompt, reference, clean_completion(query[len(prompt) :], stop_tokens), meta))
-    return items
+            out.append(ProtocolError(f"labels[{i}]: {exc}"))
+            continue
+        out.append(Item(prompt, reference, clean_completion(query[len(prompt) :], stop_tokens), meta))
+    return out
+
+
+def items_from_request(
+    queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], stop_tokens: Iterable[str] = ()
+) -> list[Item]:
+    """The request's items; the first bad sample refuses the whole request (the server answers 400)."""
+    parsed = parse_items(queries, prompts, labels, stop_tokens)
+    for p in parsed:
+        if isinstance(p, ProtocolError):
+            raise p
+    return parsed  # type: ignore[return-value]
 
 
 def response_body(results: Sequence[Score]) -> dict[str, Any]:

@@ -16,3 +16,27 @@ def in_process_reward(monkeypatch):
 
     yield use
     _shared.LOCAL.close()
+
+
+def numeric_mathcheck_rows(n: int) -> list:
+    """The first ``n`` MathCheck-GSM items whose reference is a number, with it as a float, as datasets store it
+    (``60.0``): what trainers' clients send as labels."""
+    from suites import build_suite
+
+    rows = []
+    for r in build_suite("mathcheck-gsm").load().rows:
+        try:
+            rows.append((r.item, float(r.item.reference)))
+        except ValueError:
+            continue
+        if len(rows) == n:
+            break
+    return rows
+
+
+def in_process_values(rows: list) -> list:
+    """What ``harness eval`` gives the same items: the rule reward's values, in-process."""
+    from rewards.rule import RuleReward
+
+    with RuleReward(workers=2) as reward:
+        return [s.value for s in reward.score([item for item, _ in rows])]

@@ -27,7 +27,8 @@ import pytest
 
 from harness.core.serving import free_port, serving
 from harness.integrations import _shared
-from rewards.rule import RuleReward
+
+from .conftest import in_process_values, numeric_mathcheck_rows
 
 pytestmark = pytest.mark.clients
 
@@ -59,25 +60,13 @@ def tokenizer(tokenizer_dir):
 @pytest.fixture(scope="module")
 def real_rows(data_root):
     """MathCheck-GSM items whose reference is a number, stored as a float as datasets store them (``60.0``)."""
-    from suites import build_suite
-
-    rows = []
-    for r in build_suite("mathcheck-gsm").load().rows:
-        try:
-            label = float(r.item.reference)
-        except ValueError:
-            continue
-        rows.append((r.item, label))
-        if len(rows) == N_REAL:
-            break
-    return rows
+    return numeric_mathcheck_rows(N_REAL)
 
 
 @pytest.fixture(scope="module")
 def eval_scores(real_rows):
     """What ``harness eval`` gives the same items: the rule reward, in-process."""
-    with RuleReward(workers=2) as reward:
-        return [s.value for s in reward.score([item for item, _ in real_rows])]
+    return in_process_values(real_rows)
 
 
 @pytest.fixture(scope="module")

@@ -9,29 +9,20 @@ import pytest
 from harness.core.serving import free_port, serving
 from harness.integrations.trl_remote import RemoteReward
 from rewards.rule import RuleReward
-from suites import build_suite
+
+from .conftest import in_process_values, numeric_mathcheck_rows
 
 BOMB = "\\boxed{9^{9^{9^{9}}}}"
 
 
 @pytest.fixture(scope="module")
 def real_rows(data_root):
-    """30 MathCheck-GSM items with numeric references, stored as floats as datasets store them (``60.0``)."""
-    rows = []
-    for r in build_suite("mathcheck-gsm").load().rows:
-        try:
-            rows.append((r.item, float(r.item.reference)))
-        except ValueError:
-            continue
-        if len(rows) == 30:
-            return rows
-    return rows
+    return numeric_mathcheck_rows(30)
 
 
 @pytest.fixture(scope="module")
 def eval_scores(real_rows):
-    with RuleReward(workers=2) as reward:
-        return [s.value for s in reward.score([item for item, _ in real_rows])]
+    return in_process_values(real_rows)
 
 
 @pytest.fixture(scope="module")
