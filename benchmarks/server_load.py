@@ -1,7 +1,9 @@
-"""Load on the reward server: many concurrent single-item OpenRLHF-style requests, dynamic batching against
-batch-of-one serving. Loopback only, a fixed number of requests, a time limit.
+"""Load on the reward server: many concurrent single-item OpenRLHF-style requests. Dynamic batching against
+batch-of-one serving, or (``--compare replicas``) one process against 1 and 2 Ray Serve replicas. Loopback only,
+a fixed number of requests, a time limit, every mode measured in the same run.
 
     python benchmarks/server_load.py --reward verifyrm:model=runs/verifyrm-minilm [--clients 64] [--requests 640]
+    python benchmarks/server_load.py --reward rule --compare replicas --clients 32 --requests 2000
 """
 
 from __future__ import annotations
@@ -21,11 +23,18 @@ from harness.core import serving as process
 from harness.core.serving import free_port
 from suites import build_suite
 
+MODES = {
+    "batching": {"dynamic batching (<=64, 10 ms)": ["--max-batch", "64", "--max-wait-ms", "10"],
+                 "batch of one": ["--max-batch", "1", "--max-wait-ms", "0"]},
+    "replicas": {"one process": [], "1 Ray Serve replica": ["--replicas", "1"],
+                 "2 Ray Serve replicas": ["--replicas", "2"]},
+}
+
 
 @contextmanager
-def serving(reward: str, port: int, max_batch: int, max_wait_ms: float, extra: Sequence[str] = ()) -> Iterator[subprocess.Popen]:
-    """A ``harness serve`` process with these batching settings, healthy on entry and stopped on exit."""
-    with process.serving(reward, port, ["--max-batch", str(max_batch), "--max-wait-ms", str(max_wait_ms), *extra]) as proc:
+def serving(reward: str, port: int, options: Sequence[str]) -> Iterator[subprocess.Popen]:
+    """A ``harness serve`` process with these options, healthy on entry and stopped on exit."""
+    with process.serving(reward, port, options) as proc:
         yield proc
 
 
@@ -82,13 +91,14 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--requests", type=int, default=640)
     parser.add_argument("--time-limit", type=float, default=600)
+    parser.add_argument("--compare", choices=sorted(MODES), default="batching")
     args = parser.parse_args()
     os.environ.setdefault("HARNESS_DATA_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     bodies = request_bodies(args.requests)
     results = {}
-    for name, max_batch, wait in (("dynamic batching (<=64, 10 ms)", 64, 10.0), ("batch of one", 1, 0.0)):
+    for name, options in MODES[args.compare].items():
         port = free_port()
-        with serving(args.reward, port, max_batch, wait):
+        with serving(args.reward, port, options):
             asyncio.run(drive(f"http://127.0.0.1:{port}/get_reward", bodies[: args.clients], args.clients, 60))  # warm
             results[name] = asyncio.run(drive(f"http://127.0.0.1:{port}/get_reward", bodies, args.clients, args.time_limit))
             results[name]["mean_batch"] = httpx.get(f"http://127.0.0.1:{port}/metrics").json()["mean_batch_size"]
@@ -97,8 +107,9 @@ def main() -> None:
     for name, r in results.items():
         print(f"{name:<34}{r['items_per_s']:>9.1f}{r['p50']:>8.3f}{r['p99']:>8.3f}{r['mean_batch']:>11.1f}"
               f"{r['errors']:>8}{r['lost']:>6}")
-    first, second = results.values()
-    print(f"throughput ratio: {first['items_per_s'] / second['items_per_s']:.2f}x")
+    first, *others = results.values()
+    for name, r in list(results.items())[1:]:
+        print(f"throughput of {name} against the first: {r['items_per_s'] / first['items_per_s']:.2f}x")
 
 
 if __name__ == "__main__":

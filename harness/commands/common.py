@@ -30,10 +30,11 @@ from harness.report import (
     render_text,
     to_rich,
 )
+from harness.server.replicas import NotReplicable
 from suites.loading import DataError
 
 _USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot,
-                PluginError)
+                PluginError, NotReplicable)
 
 
 def friendly(fn: Callable[..., Any]) -> Callable[..., Any]:

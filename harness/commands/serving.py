@@ -29,16 +29,28 @@ from harness.commands.common import (
 @click.option("--record-run", default="", hidden=True, help="Record into this existing run (the openrlhf trainer's).")
 @click.option("--alarm-window", type=click.IntRange(min=2), default=10, show_default=True,
               help="Steps the hacking alarm looks back over, for a recorded run.")
+@click.option("--replicas", type=click.IntRange(min=1), default=None,
+              help="Serve with Ray Serve: this many replicas of the reward, each batching its own requests (needs "
+              "the [ray] extra). Without it, one process serves.")
+@click.option("--ray-address", default="", help="With --replicas: the Ray cluster to join (default: start a local Ray).")
+@click.option("--replica-cpus", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="With --replicas: the CPUs each replica asks Ray for.")
 @click.option("--token", envvar="HARNESS_SERVER_TOKEN", default="", help="Require this bearer token (env HARNESS_SERVER_TOKEN).")
 @store_option
 @click.pass_context
 @friendly
 def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, max_batch: int, max_wait_ms: float,
                   items_per_step: int, deadline_s: float, stop_tokens: tuple[str, ...], record_name: str,
-                  record_run: str, alarm_window: int, token: str) -> None:
-    """Serve a reward over HTTP: /get_reward (OpenRLHF), /score, /step, /health, /metrics."""
+                  record_run: str, alarm_window: int, replicas: int | None, ray_address: str, replica_cpus: float,
+                  token: str) -> None:
+    """Serve a reward over HTTP: /get_reward (OpenRLHF), /slime, /score, /step, /health, /metrics."""
     from harness.server.app import ServerConfig
     from harness.server.process import serve_spec
+    from harness.server.replicas import ReplicaSettings
+
+    if (ray_address or replica_cpus != 1.0) and replicas is None:
+        raise click.UsageError("--ray-address and --replica-cpus go with --replicas N")
+    settings = ReplicaSettings(replicas, ray_address, replica_cpus) if replicas is not None else None
 
     config = ServerConfig(reward_spec, max_batch, max_wait_ms, items_per_step, token, deadline_s=deadline_s,
                           stop_tokens=stop_tokens)
@@ -46,9 +58,11 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
 
     def ready(config: ServerConfig, address: str) -> None:
         recording = config.recording
-        click.echo(f"serving {reward_spec} at {address} (POST /get_reward, /score, /step; GET /health, /metrics): "
+        where = f" on {replicas} Ray Serve replica{'s' * (replicas > 1)}" if replicas else ""
+        click.echo(f"serving {reward_spec}{where} at {address} (POST /get_reward, /slime, /score, /step; GET /health, "
+                   "/metrics): "
                    f"batches of up to {max_batch} items gathered for up to {max_wait_ms:g} ms, every request answered "
                    f"within {deadline_s:g} s" + (f", a step every {items_per_step} items" if items_per_step else "")
                    + (f", recording to {recording.store_path}" if recording else ""), err=True)
 
-    serve_spec(reward_spec, config, host, port, record=record, on_ready=ready)
+    serve_spec(reward_spec, config, host, port, record=record, on_ready=ready, replicas=settings)

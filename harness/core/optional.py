@@ -18,6 +18,7 @@ EXTRA_FOR_MODULE = {
     "fastapi": "server",
     "uvicorn": "server",
     "pydantic": "server",
+    "ray": "ray",
     "datasets": "hub",
     "matplotlib": "plots",
     "gguf": "gguf",

@@ -6,8 +6,9 @@ its other async reward functions. It posts the batch to ``/score`` with one pool
 loop, in ASCII-escaped JSON (a lone surrogate in a completion is scored as in-process). The reference comes from a
 dataset column (``reference`` by default; numbers compare as numbers). What the server answers is the reward: a
 failed item (timeout, crash) is 0.0, an abstention None (TRL leaves it out). A refused token raises at the first call
-(:class:`~harness.integrations._shared.ServerRefused`); a server that cannot be reached scores the batch 0.0 with a
-warning, as the other adapters do, so a training step is never lost to a network error.
+(:class:`~harness.integrations._shared.ServerRefused`); a 5xx or a dropped connection is sent again, as the other
+adapters do (a Ray Serve replica that died), and a server still not reached scores the batch 0.0 with a warning, so
+a training step is never lost to a network error.
 
     from harness.integrations.trl_remote import RemoteReward
     trainer = GRPOTrainer(model=..., reward_funcs=[RemoteReward("http://127.0.0.1:8000")], ...)
@@ -22,7 +23,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from harness.integrations._shared import TIMEOUT_S, ServerRefused
+from harness.integrations._shared import RETRY_DELAYS_S, TIMEOUT_S, ServerRefused, worth_retrying
 from rewards.inputs import completion_text, prompt_text, reference_text
 
 log = logging.getLogger("harness.integrations")
@@ -61,8 +62,7 @@ class RemoteReward:
         items = [{"question": prompt_text(p), "reference": reference_text(r), "completion": completion_text(c)}
                  for p, c, r in zip(prompts, completions, references)]
         try:
-            response = await self._client().post(f"{self.url}/score",
-                                                  content=json.dumps({"items": items}, ensure_ascii=True))
+            response = await self._post(json.dumps({"items": items}, ensure_ascii=True))
         except Exception as exc:  # noqa: BLE001 - unreachable server: this batch scores 0, the run goes on
             log.warning("harness reward server at %s not reached (%s: %s); this batch scores 0.0",
                         self.url, type(exc).__name__, exc)
@@ -75,6 +75,22 @@ class RemoteReward:
                         response.status_code, response.text[:200])
             return [0.0] * len(items)
         return [0.0 if s.get("error") else s["value"] for s in response.json()["scores"]]
+
+    async def _post(self, content: str) -> Any:
+        """POST to /score, sent again after a 5xx or a dropped connection (the adapters' retry policy)."""
+        import httpx
+
+        for delay in (*RETRY_DELAYS_S, None):
+            try:
+                response = await self._client().post(f"{self.url}/score", content=content)
+            except httpx.TransportError:
+                if delay is None:
+                    raise
+            else:
+                if delay is None or not worth_retrying(response.status_code):
+                    return response
+            await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
 
     async def aclose(self) -> None:
         for client in self._clients.values():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hmac
 import json
+from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,8 @@ from harness.server.schemas import (  # module level: FastAPI resolves annotatio
 from rewards.contract import Item, Reward, Score, reward_value
 from rewards.inputs import clean_completion, prompt_text, reference_text
 
+MetricsView = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -40,6 +43,7 @@ class ServerConfig:
     token: str = ""
     max_body_bytes: int = 64 * 1024 * 1024  # counted as the bytes arrive, chunked bodies included
     body_timeout_s: float = 30.0  # a sender that sends no body bytes for this long gets 408
+    header_timeout_s: float = 30.0  # a request line and headers not whole this long after connecting get 408
     concurrent_batches: int = 4  # stateless rewards only; a learning reward scores one batch at a time
     deadline_s: float = 60.0  # every request is answered by then; OpenRLHF's client gives up at 180 s
     stop_tokens: tuple[str, ...] = ()  # end-of-turn tokens of the policy's tokenizer, beyond the common ones
@@ -117,7 +121,9 @@ def ascii_json_response() -> Any:
     return _Ascii
 
 
-def create_app(reward: Reward, config: ServerConfig) -> Any:
+def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView | None = None) -> Any:
+    """The application serving ``reward``. ``metrics_view`` turns this process's counters into what ``GET /metrics``
+    answers (a Ray Serve replica adds every other replica's); by default they are answered as they are."""
     fastapi = require("fastapi", "the reward server")
     observer = TrainingObserver(config.recording, config.reward_spec) if config.recording else None
     batcher = DynamicBatcher(
@@ -171,7 +177,7 @@ def create_app(reward: Reward, config: ServerConfig) -> Any:
         if observer is not None:
             snapshot["recorded_run"] = observer.run_id
             snapshot["recorded_steps"] = observer.step
-        return snapshot
+        return await metrics_view(snapshot) if metrics_view is not None else snapshot
 
     @app.post("/get_reward")
     async def get_reward(body: OpenRLHFRequest) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """Fixtures of the application tests."""
 
+from pathlib import Path
+
 import pytest
 
 
@@ -40,3 +42,23 @@ def in_process_values(rows: list) -> list:
 
     with RuleReward(workers=2) as reward:
         return [s.value for s in reward.score([item for item, _ in rows])]
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory):
+    """SmolLM2-135M-Instruct's tokenizer, converted once from the packaged GGUF into a folder."""
+    from transformers import AutoTokenizer
+
+    from ..models import require_packaged_smollm2
+
+    gguf = Path(require_packaged_smollm2())
+    folder = tmp_path_factory.mktemp("smollm2-tokenizer")
+    AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tokenizer_dir):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(tokenizer_dir)

@@ -29,32 +29,13 @@ from harness.core.serving import free_port, serving
 from harness.integrations import _shared
 
 from .conftest import in_process_values, numeric_mathcheck_rows
+from .openrlhf_client import Engine, openrlhf_rollouts, reward_of
 
 pytestmark = pytest.mark.clients
 
 REPO = Path(__file__).resolve().parents[2]
 BOMB = "So the result is 9^9^9^9"
 N_REAL = 60
-
-
-@pytest.fixture(scope="module")
-def tokenizer_dir(tmp_path_factory):
-    """SmolLM2-135M-Instruct's tokenizer, converted once from the packaged GGUF into a folder."""
-    from transformers import AutoTokenizer
-
-    from ..models import require_packaged_smollm2
-
-    gguf = Path(require_packaged_smollm2())
-    folder = tmp_path_factory.mktemp("smollm2-tokenizer")
-    AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def tokenizer(tokenizer_dir):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(tokenizer_dir)
 
 
 @pytest.fixture(scope="module")
@@ -76,48 +57,13 @@ def server_url():
         yield f"http://127.0.0.1:{port}/get_reward"
 
 
-class Engine:
-    """vLLM's ``generate`` as OpenRLHF's executor calls it, returning a given text and the end-of-sequence token."""
-
-    def __init__(self, tokenizer, text):
-        self.tokenizer, self.text = tokenizer, text
-
-    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
-        ids = self.tokenizer(self.text, add_special_tokens=False)["input_ids"] + [self.tokenizer.eos_token_id]
-        out = SimpleNamespace(token_ids=ids, text=self.tokenizer.decode(ids), finish_reason="stop", logprobs=None)
-        return SimpleNamespace(outputs=[out])
-
-
-def _openrlhf_rollouts(executor, tokenizer, pairs):
-    """OpenRLHF's own path for each (question, label, response): preprocess_data, then execute()."""
-    from openrlhf.datasets.prompts_dataset import preprocess_data
-
-    params = SimpleNamespace(max_tokens=512, logprobs=None)
-
-    async def run():
-        calls = []
-        for question, label, response in pairs:
-            row = {"prompt": [{"role": "user", "content": question}], "label": label}
-            prompt, label = preprocess_data(row, input_key="prompt", label_key="label",
-                                            apply_chat_template=tokenizer.apply_chat_template)
-            calls.append(executor.execute(prompt, label, params, 4096, tokenizer, Engine(tokenizer, response)))
-        return await asyncio.gather(*calls)
-
-    return asyncio.run(run())
-
-
-def _reward(output):
-    reward = output["reward"]
-    return reward[0] if isinstance(reward, list) else float(reward)
-
-
 def test_openrlhf_http_client_gets_the_rewards_harness_eval_gives(server_url, tokenizer, real_rows, eval_scores):
     from openrlhf.utils.agent import SingleTurnAgentExecutor
 
     executor = SingleTurnAgentExecutor(remote_rm_url=server_url)
-    outputs = _openrlhf_rollouts(executor, tokenizer, [(it.question, label, it.completion) for it, label in real_rows])
+    outputs = openrlhf_rollouts(executor, tokenizer, [(it.question, label, it.completion) for it, label in real_rows])
     assert all(o["reward"] is not None for o in outputs)  # OpenRLHF logs and drops a failed fetch: none here
-    assert [_reward(o) for o in outputs] == eval_scores
+    assert [reward_of(o) for o in outputs] == eval_scores
     # the queries really carried the policy's end-of-turn token and float labels
     assert isinstance(real_rows[0][1], float)
 
@@ -129,9 +75,9 @@ def test_openrlhf_bomb_is_answered_with_zero_and_its_batch_mates_are_right(serve
     pairs = [(it.question, label, it.completion) for it, label in real_rows[:20]]
     pairs.insert(7, ("What is 2+2?", 4.0, BOMB))
     began = time.monotonic()
-    outputs = _openrlhf_rollouts(executor, tokenizer, pairs)
+    outputs = openrlhf_rollouts(executor, tokenizer, pairs)
     assert time.monotonic() - began < 30  # within the server's deadline, not OpenRLHF's 180 s timeout and retries
-    rewards = [_reward(o) for o in outputs]
+    rewards = [reward_of(o) for o in outputs]
     assert rewards[7] == 0.0
     assert rewards[:7] + rewards[8:] == eval_scores[:20]
 
@@ -168,7 +114,7 @@ def test_openrlhf_64_concurrent_clients_with_bombs_in_the_stream(server_url, tok
 
     outputs = asyncio.run(run())
     assert all(o["reward"] is not None for o in outputs)  # no request failed or was dropped
-    assert all(_reward(outputs[k]) == 0.0 for k in range(0, len(pairs), 40))
+    assert all(reward_of(outputs[k]) == 0.0 for k in range(0, len(pairs), 40))
     lat = sorted(latencies)
     print(f"\n64 clients, {len(pairs)} requests with {len(pairs) // 40} bombs: p50 {statistics.median(lat):.3f}s, "
           f"p99 {lat[int(0.99 * (len(lat) - 1))]:.3f}s, errors 0")
@@ -185,10 +131,10 @@ def test_openrlhf_reward_func_file_in_process(tokenizer, real_rows, eval_scores,
     try:
         executor = SingleTurnAgentExecutor(remote_rm_url=module.__file__)  # loaded from its path, as OpenRLHF does
         pairs = [(it.question, label, it.completion) for it, label in real_rows[:20]] + [("q", 4.0, BOMB)]
-        outputs = _openrlhf_rollouts(executor, tokenizer, pairs)
+        outputs = openrlhf_rollouts(executor, tokenizer, pairs)
     finally:
         _shared.LOCAL.close()
-    rewards = [_reward(o) if not hasattr(o["reward"], "tolist") else float(o["reward"].tolist()[0]) for o in outputs]
+    rewards = [reward_of(o) if not hasattr(o["reward"], "tolist") else float(o["reward"].tolist()[0]) for o in outputs]
     assert rewards == eval_scores[:20] + [0.0]
 
 

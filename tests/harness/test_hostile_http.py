@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 
 import httpx
 import pytest
@@ -21,7 +22,8 @@ if __name__ == "__main__":
     from harness.server.app import ServerConfig
     from harness.server.process import run_server
     from rewards.rule import RuleReward
-    run_server(RuleReward(workers=1), ServerConfig("rule", max_body_bytes=4_000_000, body_timeout_s=2),
+    run_server(RuleReward(workers=1), ServerConfig("rule", max_body_bytes=4_000_000, body_timeout_s=2,
+                                                          header_timeout_s=2),
                "127.0.0.1", int(sys.argv[1]), on_ready=lambda address: print("ready", os.getpid(), flush=True))
 """
 
@@ -70,6 +72,43 @@ def test_a_slow_sender_gets_408(server):
     port = int(url.rsplit(":", 1)[1])
     with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
         s.sendall(b"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        assert s.recv(1000).startswith(b"HTTP/1.1 408")
+
+
+def test_a_sender_that_trickles_its_headers_gets_408_and_is_let_go(server):
+    """Slowloris: a header line every half second, never the blank line that ends them; uvicorn alone keeps such a
+    connection open for as long as the sender goes on."""
+    url, _ = server
+    port = int(url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        s.sendall(b"POST /get_reward HTTP/1.1\r\nHost: x\r\n")
+        s.setblocking(False)
+        answer = b""
+        for k in range(40):  # 20 s of trickling at most; the server's limit is 2 s
+            try:
+                s.sendall(b"X-Slow-%d: 1\r\n" % k)
+                answer += s.recv(1000)
+            except BlockingIOError:
+                time.sleep(0.5)
+                continue
+            except OSError:  # the server closed the connection after its answer
+                break
+            if answer:
+                break
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+        assert b"headers did not arrive within 2s" in answer
+
+
+def test_a_kept_alive_connection_gets_the_same_header_deadline_for_its_next_request(server):
+    url, _ = server
+    port = int(url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = b""
+        while not first.endswith(b"}"):  # the whole first answer, head and body
+            first += s.recv(1000)
+        assert first.startswith(b"HTTP/1.1 200")
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # and never the end of the headers
         assert s.recv(1000).startswith(b"HTTP/1.1 408")
 
 
