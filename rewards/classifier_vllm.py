@@ -1,9 +1,11 @@
-"""VerifyRM scoring through vLLM on GPUs: the offline pooling runner, or a vLLM server's ``/classify``.
+"""VerifyRM scoring through vLLM: the offline pooling runner, or a vLLM server's ``/classify``.
 
 Both return vLLM's classification probability, which for a one-label model is ``sigmoid(logit)``; the
 logit is recovered from it so that these scorers share :class:`~rewards.classifier.SequenceClassifier`'s
 ``logits(texts)`` interface. Written against vLLM's API (``LLM(..., runner="pooling").classify``, and the
-``POST /classify`` route of ``vllm serve``); vLLM is not installable on the CPU test machines.
+``POST /classify`` route of ``vllm serve``), and run on vLLM's CPU build in ``tox -e vllm``, where the scores
+equal the transformers backend's on the same weights. On vLLM's CPU build ``gpu_memory_utilization`` is the
+share of the machine's memory it reserves (vLLM's own reading of the option there).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ def _logit(p: float) -> float:
 
 
 class VLLMClassifier:
-    def __init__(self, model: str, gpu_memory_utilization: float = 0.5, max_model_len: int = 0) -> None:
+    def __init__(self, model: str, gpu_memory_utilization: float = 0.5, max_model_len: int = 0, dtype: str = "auto") -> None:
         self.model = model
-        self.options: dict[str, Any] = {"gpu_memory_utilization": gpu_memory_utilization}
+        self.options: dict[str, Any] = {"gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype}
         if max_model_len:
             self.options["max_model_len"] = max_model_len
         self._llm: Any = None

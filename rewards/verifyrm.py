@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,9 +27,9 @@ class VerifyRMFormat:
     """How an item becomes the model's input text. Saved beside a trained model (``verifyrm.json``) so that
     scoring reads items exactly as training did."""
 
-    max_chars: int = 1500
-    head_chars: int = 500
-    tail_chars: int = 1000
+    max_chars: int = field(default=1500, metadata={"help": "Longer references and completions are cut..."})
+    head_chars: int = field(default=500, metadata={"help": "...to their first head-chars..."})
+    tail_chars: int = field(default=1000, metadata={"help": "...and last tail-chars characters."})
 
     def shorten(self, text: str) -> str:
         if len(text) <= self.max_chars:
@@ -86,6 +86,7 @@ class VerifyRMReward(ClosesOnExit):
         max_length: int = 0,
         max_tokens_per_batch: int = 8192,
         max_batch_size: int = 64,
+        gpu_memory_utilization: float = 0.5,
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], got {threshold}")
@@ -95,7 +96,8 @@ class VerifyRMReward(ClosesOnExit):
         if server:  # a running `vllm serve MODEL` (its /classify route); model names the served model
             self.classifier = VLLMServerClassifier(server, model)
         elif backend == "vllm":
-            self.classifier = VLLMClassifier(model, max_model_len=max_length)
+            # vLLM takes float32/bfloat16/float16 or auto; "auto" keeps the checkpoint's own
+            self.classifier = VLLMClassifier(model, gpu_memory_utilization, max_length, dtype)
         else:
             self.classifier = SequenceClassifier(
                 ClassifierConfig(model, device, dtype, max_length, max_tokens_per_batch, max_batch_size)

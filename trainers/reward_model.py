@@ -13,7 +13,7 @@ import json
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from rewards.contract import Score
 from rewards.verifyrm import VerifyRMFormat, scores_from_logits
 from suites.contract import LabelledItem
 from suites.metrics import verifier_metrics
+from trainers.grpo import option
 from trainers.rm_data import split_by_question, write_jsonl
 
 CHECKPOINT = "checkpoint"
@@ -32,19 +33,42 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class RMTrainConfig:
-    base: str
-    output: Path
-    epochs: int = 3
-    learning_rate: float = 2e-5
-    weight_decay: float = 0.01
-    batch_size: int = 16
-    grad_clip: float = 1.0
-    val_fraction: float = 0.2
-    seed: int = 0
-    max_length: int = 512
-    dtype: str = "auto"
-    save_every: int = 200
+    """What ``harness train-rm`` trains with; its command-line options are generated from these fields (the input
+    format's too: ``--max-chars`` and the rest)."""
+
+    base: str = option(MISSING, "Base model: a folder, a hub id, or minilm-l6 (packaged, offline).")
+    output: Path = option(MISSING, "Folder for the trained model.")
+    epochs: int = option(3, "Passes over the training rows.")
+    learning_rate: float = field(default=2e-5, metadata={"help": "AdamW learning rate.", "aliases": ("--lr",)})
+    weight_decay: float = option(0.01, "AdamW weight decay.")
+    batch_size: int = option(16, "Rows per optimizer step.")
+    grad_clip: float = option(1.0, "Gradient norm clip.")
+    val_fraction: float = option(0.2, "Share of questions held out for validation.")
+    seed: int = option(0, "Seed of the split, the shuffling and the new head.")
+    max_length: int = option(512, "Tokens per input.")
+    dtype: str = option("auto", "auto, float32 or bfloat16.")
+    save_every: int = option(200, "Optimizer steps between checkpoints (training resumes from the last).")
     format: VerifyRMFormat = field(default_factory=VerifyRMFormat)
+
+    def __post_init__(self) -> None:
+        problems = [f"{name} must be at least {low}, got {value}" for name, value, low in (
+            ("epochs", self.epochs, 1), ("batch_size", self.batch_size, 1), ("max_length", self.max_length, 16),
+            ("save_every", self.save_every, 1)) if value < low]
+        if not 0.0 < self.val_fraction < 1.0:
+            problems.append(f"val_fraction must be between 0 and 1, got {self.val_fraction}")
+        if self.dtype not in ("auto", "float32", "bfloat16"):
+            problems.append(f"dtype must be auto, float32 or bfloat16, got {self.dtype!r}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> RMTrainConfig:
+        """The config from command-line options (None: not given, the field's default stands), the format's
+        fields included."""
+        given = {k: v for k, v in options.items() if v is not None}
+        format_names = {f.name for f in fields(VerifyRMFormat)}
+        text_format = VerifyRMFormat(**{k: given.pop(k) for k in list(given) if k in format_names})
+        return cls(**given, format=text_format)
 
 
 def _summary(metrics: Sequence[Metric]) -> dict[str, float]:

@@ -256,9 +256,9 @@ def options_from_fields(groups: list[tuple[str, list[Any]]]) -> Callable[[Callab
             flag = "--" + name.replace("_", "-")
             if str(f.type) == "bool":
                 command = click.option(f"{flag}/--no-{flag[2:]}", name, default=None, help=help_text)(command)
-            else:
-                command = click.option(flag, name, type=_CLICK_TYPES.get(str(f.type), str), default=None,
-                                       help=help_text)(command)
+            else:  # metadata["aliases"]: shorter spellings kept for a field ("--lr" for --learning-rate)
+                command = click.option(flag, *f.metadata.get("aliases", ()), name,
+                                       type=_CLICK_TYPES.get(str(f.type), str), default=None, help=help_text)(command)
         return command
 
     return decorate

@@ -22,48 +22,46 @@ from harness.report import (
 )
 
 
+def _rm_fields() -> list[tuple[str, list[Any]]]:
+    """``train-rm``'s options: the reward-model trainer's config fields, the input format's in place of ``format``."""
+    from dataclasses import fields
+
+    from rewards.verifyrm import VerifyRMFormat
+    from trainers.reward_model import RMTrainConfig
+
+    return [("train-rm", [f for f in fields(RMTrainConfig) if f.name != "format"] + list(fields(VerifyRMFormat)))]
+
+
 @click.command("train-rm")
-@click.option("--base", required=True, help="Base model: a folder, a hub id, or minilm-l6 (packaged, offline).")
-@click.option("--output", required=True, type=click.Path(file_okay=False), help="Folder for the trained model.")
 @click.option("--data", "files", multiple=True, help="jsonl/parquet with question, reference_answer, completion, label.")
 @click.option("--suite", "suites", multiple=True, help="A verifier suite to train on (its default data); repeatable.")
 @click.option("--limit", type=click.IntRange(min=2), default=None, help="Train on a random sample of N rows.")
-@click.option("--epochs", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--lr", "learning_rate", type=float, default=2e-5, show_default=True)
-@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
-@click.option("--val-fraction", type=float, default=0.2, show_default=True, help="Share of questions held out.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--max-length", type=click.IntRange(min=16), default=512, show_default=True, help="Tokens per input.")
-@click.option("--max-chars", type=int, default=1500, show_default=True, help="Longer references/completions are cut...")
-@click.option("--head-chars", type=int, default=500, show_default=True, help="...to their first head-chars...")
-@click.option("--tail-chars", type=int, default=1000, show_default=True, help="...and last tail-chars characters.")
-@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto", show_default=True)
+@options_from_fields(_rm_fields())
 @store_option
 @click.pass_context
 @friendly
-def train_rm_command(ctx: click.Context, base: str, output: str, files: tuple[str, ...], suites: tuple[str, ...],
-                     limit: int | None, epochs: int, learning_rate: float, batch_size: int, val_fraction: float,
-                     seed: int, max_length: int, max_chars: int, head_chars: int, tail_chars: int, dtype: str) -> None:
-    """Train a VerifyRM (binary cross-entropy); resumes from OUTPUT/checkpoint when present."""
-    from pathlib import Path
-
+def train_rm_command(ctx: click.Context, files: tuple[str, ...], suites: tuple[str, ...], limit: int | None,
+                     **options: Any) -> None:
+    """Train a VerifyRM (binary cross-entropy); resumes from OUTPUT/checkpoint when present. The options after
+    --limit are the trainer's config fields."""
     from transformers.utils import logging as hf_logging
 
-    from rewards.verifyrm import VerifyRMFormat
     from trainers.reward_model import RMTrainConfig, VerifyRMTrainer
     from trainers.rm_data import load_training_rows
 
+    missing = [f"--{name.replace('_', '-')}" for name in ("base", "output") if options.get(name) is None]
+    if missing:
+        raise click.UsageError(f"train-rm needs {' and '.join(missing)}")
+    try:
+        config = RMTrainConfig.from_options(options)
+    except (TypeError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from None
     hf_logging.disable_progress_bar()  # our own progress bar covers training; theirs would interleave
-    rows = load_training_rows(files, suites, limit, seed)
-    config = RMTrainConfig(
-        base=base, output=Path(output), epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
-        val_fraction=val_fraction, seed=seed, max_length=max_length, dtype=dtype,
-        format=VerifyRMFormat(max_chars, head_chars, tail_chars),
-    )
+    rows = load_training_rows(files, suites, limit, config.seed)
     with progress("train-rm", "steps") as update:
         trainer = VerifyRMTrainer(config, progress=lambda phase, done, total: update(done, total, f"train-rm: {phase}"))
         run = trainer.train(rows, run_store(ctx), source="+".join([*files, *suites]))
-    click.echo(f"model saved to {output}; validation run {run.id}", err=True)
+    click.echo(f"model saved to {config.output}; validation run {run.id}", err=True)
     emit([category_table([run], "Held-out accuracy by source (%)"), metrics_table(run)], "table")
 
 

@@ -41,3 +41,27 @@ def test_train_resume_and_score(tmp_path, store, data_root):
 
     scores = reward.score([Item(h["question"], h["reference"], h["completion"]) for h in heldout])
     assert len(scores) == len(heldout) and all(0 <= s.value <= 1 for s in scores)
+
+
+def test_train_rm_options_are_the_config_fields_and_bad_values_are_usage_errors(tmp_path):
+    from dataclasses import fields
+
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    from rewards.verifyrm import VerifyRMFormat
+
+    help_text = CliRunner().invoke(main, ["train-rm", "--help"]).output
+    names = [f.name for f in fields(RMTrainConfig) if f.name != "format"] + [f.name for f in fields(VerifyRMFormat)]
+    for name in names:  # every field is an option, with its default shown once, from the dataclass
+        assert "--" + name.replace("_", "-") in help_text, name
+    assert "--learning-rate, --lr" in help_text and "[default: 2e-05]" in help_text
+    config = RMTrainConfig.from_options({"base": "b", "output": "o", "learning_rate": 1e-4, "epochs": None,
+                                         "max_chars": 900})
+    assert (config.learning_rate, config.epochs, config.format.max_chars, config.format.tail_chars) == (1e-4, 3, 900, 1000)
+    store = ["--store", str(tmp_path / "s.sqlite")]
+    for args, message in ((["--output", "o"], "train-rm needs --base"),
+                          (["--base", "b", "--output", "o", "--epochs", "0"], "epochs must be at least 1, got 0"),
+                          (["--base", "b", "--output", "o", "--dtype", "float8"], "dtype must be auto")):
+        result = CliRunner().invoke(main, [*store, "train-rm", "--suite", "sample", *args])
+        assert result.exit_code == 2 and message in result.output, result.output
