@@ -26,6 +26,7 @@ class VLLMClassifier:
     def __init__(self, model: str, gpu_memory_utilization: float = 0.5, max_model_len: int = 0, dtype: str = "auto") -> None:
         self.model = model
         self.options: dict[str, Any] = {"gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype}
+        self.max_length = max_model_len
         if max_model_len:
             self.options["max_model_len"] = max_model_len
         self._llm: Any = None
@@ -39,7 +40,11 @@ class VLLMClassifier:
         if self._llm is None:
             vllm = require("vllm", "verifyrm scoring with backend=vllm")
             self._llm = vllm.LLM(model=self.model, runner="pooling", **self.options)
-        outputs = self._llm.classify(list(texts), use_tqdm=False)
+        # cut as the transformers backend cuts (the same tokenizer, truncation on the right at the same length):
+        # vLLM itself refuses an input longer than the model's context
+        limit = self._llm.llm_engine.model_config.max_model_len
+        cut = {"truncation": True, "max_length": min(self.max_length or limit, limit)}
+        outputs = self._llm.classify(list(texts), use_tqdm=False, tokenization_kwargs=cut)
         return [_logit(float(out.outputs.probs[0])) for out in outputs]
 
     def __getstate__(self) -> dict:

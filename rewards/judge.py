@@ -120,10 +120,14 @@ class JudgeReward(ClosesOnExit):
         batch_size: int = 8,
         max_completion_chars: int = 8000,
         dtype: str = "",
+        gpu_memory_utilization: float = 0.0,
     ) -> None:
-        # dtype (local backends only; empty: the backend's auto choice) pins a judge's numbers across machines
+        # dtype (local backends only; empty: the backend's auto choice) pins a judge's numbers across machines;
+        # gpu_memory_utilization (vllm only; 0: vLLM's default) is the share of memory vLLM reserves, of the machine's
+        # memory on its CPU build
         self.generator: Any = generator_from_options(
-            backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype
+            backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype,
+            gpu_memory_utilization=gpu_memory_utilization or None,
         )
         self.mode = mode
         self.threshold = threshold

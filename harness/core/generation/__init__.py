@@ -2,7 +2,7 @@
 
 Used by the ``judge`` reward, Cooper's assistant LLM and policy evaluation. Backends: ``transformers``
 (local, CPU or GPU), ``openai`` (any OpenAI-compatible server: ``vllm serve``, SGLang, llama.cpp, a hosted
-API) and ``vllm`` (offline ``vllm.LLM`` on a GPU). A backend whose package is missing fails with the exact
+API) and ``vllm`` (offline ``vllm.LLM``, on a GPU or vLLM's CPU build). A backend whose package is missing fails with the exact
 install command.
 """
 
@@ -15,7 +15,7 @@ from harness.core.spec import ComponentSpec, build
 GENERATORS: Registry = Registry("generator", entry_point_group="harness.generators", list_command="harness ls generators")
 GENERATORS.add_lazy("transformers", "harness.core.generation.hf:TransformersGenerator", "local transformers model (CPU or GPU)")
 GENERATORS.add_lazy("openai", "harness.core.generation.openai_api:OpenAIGenerator", "any OpenAI-compatible HTTP server")
-GENERATORS.add_lazy("vllm", "harness.core.generation.vllm_offline:VLLMGenerator", "offline vllm.LLM (GPU)")
+GENERATORS.add_lazy("vllm", "harness.core.generation.vllm_offline:VLLMGenerator", "offline vllm.LLM (GPU or vLLM's CPU build)")
 
 
 def build_generator(spec: str | ComponentSpec) -> Generator:

@@ -1,7 +1,9 @@
-"""The ``vllm`` backend: offline ``vllm.LLM`` (GPU), for judge models and policy sampling at scale.
+"""The ``vllm`` backend: offline ``vllm.LLM``, for judge models and policy sampling at scale.
 
-Written against vLLM's public API (``LLM.generate`` / ``LLM.chat`` with ``SamplingParams``); vLLM is not
-installable on the CPU test machines, so this backend is exercised where vLLM is installed.
+Written against vLLM's public API (``LLM.generate`` / ``LLM.chat`` with ``SamplingParams``), and run on vLLM's CPU
+build in ``tox -e vllm``: greedy generation equals the transformers backend's, token for token, on the same
+weights. vLLM starts its engine in spawned processes, so a script that uses this backend needs an
+``if __name__ == "__main__":`` guard.
 """
 
 from __future__ import annotations
