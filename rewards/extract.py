@@ -171,16 +171,47 @@ def choice_letter(answer: str, *, exact: bool) -> str | None:
         m = _GOLD_LETTER.fullmatch(s) or _GOLD_LETTER_WITH_TEXT.match(s)
         return next(g for g in m.groups() if g) if m else None
     m = _LETTER.match(s)
-    if m:
-        return m.group(1)
+    if m:  # "(B) 12 apples", "(B) -3": the option's text may follow; "B+1", "B + 1", "B = 3": an expression
+        return None if _operand_of(s[m.end(1):]) else m.group(1)
     for m in _LONE_LETTER.finditer(s[:200]):  # "for sure D, it can't be A or B": the first option named
         letter = m.group(1)
+        if _in_expression(s, m.start(), m.end()):  # "B + 1", "2B", "B^2": a variable, not an option
+            continue
         if letter not in ("I", "A") or m.group(0).startswith("("):  # a pronoun and an article, not options
             return letter
     return None
 
 
+_OPERATORS = frozenset("+-*/^_=")
+
+
+def _operand_of(after: str) -> bool:
+    """Whether the text ``after`` a letter makes the letter an operand: an operator follows it, unless it is a
+    sign set apart from the letter and written onto a number (``(B) -3``: the option's text is -3)."""
+    rest = after.lstrip(").: ")
+    if rest[:1] not in _OPERATORS:
+        return False
+    apart = len(rest) < len(after)
+    return not (apart and rest[0] in "+-" and rest[1:2].isdigit())
+
+
+_BEFORE_OPERAND = frozenset("+-*/^_{\\0123456789")
+_AFTER_OPERAND = frozenset("+-*/^_={0123456789")
+
+
+def _in_expression(s: str, start: int, end: int) -> bool:
+    """Whether the letter at ``s[start:end]`` is an operand of an expression: an operator or a digit next to it,
+    spaces aside. An option letter counts only as a standalone answer."""
+    before, after = s[:start].rstrip(), s[end:].lstrip()
+    return bool((before and before[-1] in _BEFORE_OPERAND) or (after and after[0] in _AFTER_OPERAND))
+
+
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+")
+# E-notation, as calculators, programs and Python's float literals write it: ``3.2e-3`` is 0.0032, exactly. The
+# exponent is bounded (the value is then written out in full) and must follow the digits with nothing between,
+# so that ``2e`` and ``2e^{3}`` (Euler's number) are never read as it.
+_E_NOTATION = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))[eE]([+-]?\d{1,3})(?![\w.])")
+MAX_E_EXPONENT = 400
 # Words after a number are read as its unit ("83 packages", "12 dollars"); single letters are not (``2 x``).
 _UNIT_WORDS = re.compile(r"(?:\s+[A-Za-z]{2,}){1,3}[.!]?")
 
@@ -196,6 +227,12 @@ def plain_number(answer: str) -> str | None:
     s = s.strip().lstrip("$").rstrip("$").strip().rstrip(".").strip()
     if len(s) > 100_000:
         return None
+    scientific = _E_NOTATION.match(s)
+    if scientific is not None:
+        rest = s[scientific.end() :]
+        if (rest and not _UNIT_WORDS.fullmatch(rest)) or abs(int(scientific.group(2))) > MAX_E_EXPONENT:
+            return None
+        return _decimal_text(Decimal(scientific.group(1) + "e" + scientific.group(2)))
     number = _PLAIN_NUMBER.match(s)
     if number is None:
         return None
@@ -203,6 +240,12 @@ def plain_number(answer: str) -> str | None:
     if rest and not _UNIT_WORDS.fullmatch(rest):
         return None
     return number.group(0).replace(",", "")
+
+
+def _decimal_text(value: Decimal) -> str:
+    """``value`` written out as a plain decimal, without an exponent or trailing zeros after the point."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 _FRACTION = re.compile(r"([+-]?)\\[dt]?frac\{([^{}]+)\}\{([^{}]+)\}|([+-]?)\\[dt]?frac(\d)(\d)")

@@ -1,7 +1,7 @@
 """Solution sets on the real line, read from interval notation or from inequalities, and compared as sets.
 
 ``(3, \\infty)`` and ``x > 3`` are the same answer; so are ``(-\\infty,-1)\\cup(1,\\infty)`` and
-``x < -1 \\text{ or } x > 1``, and ``[-2, 2]`` and ``-2 \\le x \\le 2``. Rule verifiers compare these forms as
+``x < -1 \\text{ or } x > 1``, and ``[-2, 2]``, ``-2 \\le x \\le 2`` and ``\\{x \\mid -2 \\le x \\le 2\\}``. Rule verifiers compare these forms as
 different expressions (an interval against a relation) and reject right answers: one of the families of false
 negatives in TinyV's taxonomy (arXiv 2505.14625, "interval and inequality notation"). Here both forms become a
 list of intervals whose ends are :class:`~rewards.numeric.Number` values, compared end by end.
@@ -23,6 +23,11 @@ _VARIABLE = re.compile(r"[a-zA-Z]")
 _INTERVAL = re.compile(r"([(\[])(.+),(.+)([)\]])")
 _REALS = re.compile(r"\\mathbb\s*\{?\s*R\s*\}?|(?i:all\s+real\s+numbers)")
 _MAX_CHARS = 400
+# Set-builder notation, \{x \mid 2 < x \le 5\} (also with | , : or \colon, and x \in \mathbb{R} before the bar):
+# the set its condition defines.
+_SET_BUILDER = re.compile(
+    r"\\\{\s*([a-zA-Z])\s*(?:\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*)?(?:\\mid|\||:|\\colon)\s*(.+?)\s*\\\}"
+)
 
 
 @dataclass(frozen=True)
@@ -100,8 +105,11 @@ def interval_set(text: str) -> tuple[list[Interval], bool] | None:
         return None
     if _REALS.fullmatch(text):
         return [Interval(Number(None, float("-inf"), float("inf"), -1), False, INFINITY, False)], False
-    text = re.sub(r"^[a-zA-Z]\s*\\in\s*", "", text)
+    builder = _SET_BUILDER.fullmatch(text)
     variable: list[str] = []
+    if builder is not None:  # the condition on the set's own variable
+        variable, text = [builder.group(1)], builder.group(2)
+    text = re.sub(r"^[a-zA-Z]\s*\\in\s*", "", text)
     out: list[Interval] = []
     relations = False
     for piece in _OR.split(text):

@@ -60,6 +60,7 @@ from rewards.validity import (
     alternates_and_stops,
     ending_loop,
     ends_mid_sentence,
+    is_program_expression,
     is_question_text,
     looks_like_code,
     looks_like_garbage,
@@ -320,6 +321,8 @@ class MathGrader:
         assert extraction is not None
         if extraction.rule == "tail" and (looks_like_code(pred) or looks_like_garbage(pred)):
             return Score.incorrect(REASON_INVALID_OUTPUT, pred, "code or gibberish, not an answer")
+        if is_program_expression(pred):
+            return Score.incorrect(REASON_INVALID_OUTPUT, pred, "a program expression, not a number")
         named = split_letter(pred)
         if named is not None and (named[0] in options or pred.lstrip().startswith("(")):
             # "(B) 5": the option's own text is the answer; a text that contradicts the option is not

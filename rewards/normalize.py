@@ -57,11 +57,16 @@ def _sqrt_sign(m: re.Match[str]) -> str:
 # sqrt(...), cbrt(...) with a balanced argument; pi and the elementary functions written as words.
 _PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])(sqrt|cbrt)\s*(?=[({])")
 _PLAIN_PI = re.compile(r"(?<![A-Za-z\\])pi(?![A-Za-z])")
-_PLAIN_FUNCTION = re.compile(r"(?<![A-Za-z\\])(ln|log|sin|cos|tan|exp)(?=\s*\()")
+_PLAIN_FUNCTION = re.compile(
+    r"(?<![A-Za-z\\])(arcsin|arccos|arctan|arcsec|arccsc|arccot|asin|acos|atan|sinh|cosh|tanh|coth|ln|log|sin|cos|tan"
+    r"|sec|csc|cot|exp)(?=\s*\()"
+)
+_PROGRAM_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}  # the C and Python names of the inverses
 
 
 def plain_functions(text: str) -> str:
-    """``sqrt(3)/2`` -> ``\\sqrt{3}/2``, ``4pi`` -> ``4\\pi``, ``cbrt(8)`` -> ``\\sqrt[3]{8}``, ``ln(2)`` -> ``\\ln(2)``."""
+    """``sqrt(3)/2`` -> ``\\sqrt{3}/2``, ``4pi`` -> ``4\\pi``, ``cbrt(8)`` -> ``\\sqrt[3]{8}``, ``ln(2)`` -> ``\\ln(2)``,
+    ``arccos(1/2)`` and ``acos(1/2)`` -> ``\\arccos(1/2)``, ``sec(x)`` -> ``\\sec(x)``."""
     if "sqrt" not in text and "cbrt" not in text and "pi" not in text and "(" not in text:
         return text
     out: list[str] = []
@@ -79,7 +84,7 @@ def plain_functions(text: str) -> str:
         pos = close + 1
     text = "".join(out) + text[pos:]
     text = _PLAIN_PI.sub(r"\\pi ", text)
-    return _PLAIN_FUNCTION.sub(r"\\\1", text)
+    return _PLAIN_FUNCTION.sub(lambda m: "\\" + _PROGRAM_NAMES.get(m.group(1), m.group(1)), text)
 
 
 def _matching(text: str, open_at: int) -> int | None:

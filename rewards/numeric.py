@@ -26,7 +26,7 @@ from fractions import Fraction
 
 _TOKEN = re.compile(
     r"\s+|\\[,;:! ]|\\left|\\right|\\displaystyle"  # skipped
-    r"|(?P<num>\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<num>(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d{1,3}(?![\w.]))?)"  # 3.2e-3: e-notation, read exactly
     r"|(?P<cmd>\\[dt]?frac|\\sqrt|\\pi|\\infty|\\cdot|\\times|\\div)"
     r"|(?P<op>[-+*/^(){}\[\]!])"
 )

@@ -174,7 +174,12 @@ class SymbolicComparer:
         from math_verify.utils import timeout
 
         try:
-            value = complex(timeout(timeout_seconds=self.timeout_s)(expr.evalf)(30))
+            result = timeout(timeout_seconds=self.timeout_s)(expr.evalf)(30)
+            if isinstance(result, sp.Float) and result._prec <= 1:
+                # evalf found no significant digit: the value is zero to its working accuracy (tan(pi) prints as
+                # -0.e-152). Read as a float it would be a tiny number of either sign, never equal to 0.
+                return approx_number(0.0), False
+            value = complex(result)
         except (TypeError, ValueError, ArithmeticError, RecursionError):
             return None, False
         except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException

@@ -102,6 +102,18 @@ def looks_like_code(text: str) -> bool:
     return "fence" in kinds or len(kinds) >= 2
 
 
+# A call on a dotted name (``os.path.join(``, ``np.sqrt(``) or a call given a quoted string (``print('x')``): program
+# syntax that math answers do not use (``f(x)``, ``\\sin(x)`` and ``g(t) = 3t`` are none of these).
+_PROGRAM_EXPRESSION = re.compile(
+    r"(?<![\\\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*\(|(?<![\\\w.])[A-Za-z_]\w*\s*\(\s*(?:'[^']*'|\"[^\"]*\")")
+
+
+def is_program_expression(answer: str) -> bool:
+    """A final answer written as a program expression (``os.path.join('a') + 4``) is not a number, whatever
+    number it ends in: reading its last number would let code that prints anything be scored as that number."""
+    return _PROGRAM_EXPRESSION.search(answer[:2000]) is not None
+
+
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _VOWELS = set("aeiouyAEIOUY")
 _CONSONANT_RUN = re.compile(r"[^aeiouyAEIOUY]{5,}")

@@ -41,7 +41,10 @@ def test_unbalanced_and_huge_inputs_are_linear():
 @pytest.mark.parametrize(
     "answer, exact, letter",
     [("B", True, "B"), ("(B)", True, "B"), ("B.", True, "B"), ("\\text{(C)}", True, "C"), ("Bob", True, None),
-     ("(B) 12 apples", False, "B"), ("B) twelve", False, "B"), ("Because", False, None), ("12", False, None)],
+     ("(B) 12 apples", False, "B"), ("B) twelve", False, "B"), ("Because", False, None), ("12", False, None),
+     # a letter inside an expression is a variable, not an option; a signed option text is still the option's
+     ("\\mathrm{B}+1", False, None), ("B + 1", False, None), ("B = 3", False, None), ("2B", False, None),
+     ("B^2", False, None), ("(B) -3", False, "B"), ("B. -3", False, "B"), ("it is B, since x = 3", False, "B")],
 )
 def test_choice_letter(answer, exact, letter):
     assert choice_letter(answer, exact=exact) == letter
@@ -50,7 +53,10 @@ def test_choice_letter(answer, exact, letter):
 @pytest.mark.parametrize(
     "answer, number",
     [("1,234", "1234"), ("\\$18", "18"), ("$18$", "18"), ("-0.5", "-0.5"), (".5", ".5"), ("18.", "18"),
-     ("10\\%", None), ("1/2", None), ("x", None), ("5^{5}", None)],
+     ("10\\%", None), ("1/2", None), ("x", None), ("5^{5}", None),
+     # e-notation, written out exactly; never Euler's number, and a bounded exponent
+     ("3.2e-3", "0.0032"), ("1.5E3", "1500"), ("-4.5e+2", "-450"), ("6.02e23", "602000000000000000000000"),
+     ("2e", None), ("2e^{3}", None), ("3e2x", None), ("1e999", None)],
 )
 def test_plain_number(answer, number):
     assert plain_number(answer) == number

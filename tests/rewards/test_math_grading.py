@@ -129,6 +129,20 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         ("", "(3, 4)", "\\boxed{\\begin{bmatrix} 3 \\\\ 4 \\end{bmatrix}}", True, "verified"),
         ("Pick one. (A) 3 (B) 9 (C) 27", "9", "The answer is (B) 9", True, "verified"),
         ("Pick one. (A) 3 (B) 9 (C) 27", "B", "The answer is 9", True, "choice"),
+        # e-notation is the rational it writes; an option letter only standing alone; program syntax is no number
+        ("", "\\frac{2}{625}", "\\boxed{3.2e-3}", True, "verified"),
+        ("", "1500", "The answer is 1.5E3", True, "verified"),
+        ("", "\\frac{2}{625}", "\\boxed{3.2e-2}", False, "mismatch"),
+        ("Pick one. (A) 3 (B) 9 (C) 27", "B", "\\boxed{\\mathrm{B}+1}", False, "no_answer_found"),
+        ("", "4", "The answer is os.path.join('a') + 4", False, "invalid_output"),
+        ("", "12", "\\boxed{len('abcdefghijkl')}", False, "invalid_output"),
+        # functions in plain text by their C and Python names too; a value zero to evalf's accuracy is zero
+        ("", "\\frac{\\pi}{3}", "\\boxed{acos(1/2)}", True, "verified"),
+        ("", "0", "\\boxed{tan(pi)}", True, "verified"),
+        ("", "0", "\\boxed{sin(pi) + 10^{-30}}", False, "mismatch"),
+        # set-builder notation is the set its condition defines, on its own variable
+        ("", "(2, 5]", "\\boxed{\\{x \\mid 2 < x \\le 5\\}}", True, "verified"),
+        ("", "(2, 5]", "\\boxed{\\{x \\mid 2 \\le x \\le 5\\}}", False, "mismatch"),
     ],
 )
 def test_rules_of_the_published_families(grader, question, reference, completion, verdict, reason):
