@@ -62,3 +62,15 @@ def tokenizer(tokenizer_dir):
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(tokenizer_dir)
+
+
+@pytest.fixture(scope="module")
+def real_rows(data_root):
+    """Thirty MathCheck-GSM items with numeric references, the label a float as datasets store it."""
+    return numeric_mathcheck_rows(30)
+
+
+@pytest.fixture(scope="module")
+def eval_scores(real_rows):
+    """What ``harness eval`` gives ``real_rows``."""
+    return in_process_values(real_rows)

@@ -10,19 +10,7 @@ from harness.core.serving import free_port, serving
 from harness.integrations.trl_remote import RemoteReward
 from rewards.rule import RuleReward
 
-from .conftest import in_process_values, numeric_mathcheck_rows
-
 BOMB = "\\boxed{9^{9^{9^{9}}}}"
-
-
-@pytest.fixture(scope="module")
-def real_rows(data_root):
-    return numeric_mathcheck_rows(30)
-
-
-@pytest.fixture(scope="module")
-def eval_scores(real_rows):
-    return in_process_values(real_rows)
 
 
 @pytest.fixture(scope="module")

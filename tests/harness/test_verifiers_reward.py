@@ -11,21 +11,9 @@ import pytest
 from harness.core.serving import free_port, serving
 from harness.integrations import _shared
 
-from .conftest import in_process_values, numeric_mathcheck_rows
-
 pytestmark = pytest.mark.clients
 
 BOMB = "\\boxed{9^{9^{9^{9}}}}"
-
-
-@pytest.fixture(scope="module")
-def real_rows(data_root):
-    return numeric_mathcheck_rows(30)
-
-
-@pytest.fixture(scope="module")
-def eval_scores(real_rows):
-    return in_process_values(real_rows)
 
 
 def _math_task(question: str, answer: object):
