@@ -53,7 +53,7 @@ from rewards.extract import (
 )
 from rewards.inputs import clean_completion
 from rewards.intervals import interval_set, same_set
-from rewards.normalize import normalize_answer
+from rewards.normalize import in_reference_variable, normalize_answer
 from rewards.numeric import Number, evaluate, exact_number, numeric_tuple, same_value
 from rewards.quantities import angle, asks_for_percent, fixed_unit, split_percent
 from rewards.validity import (
@@ -332,6 +332,7 @@ class MathGrader:
             pred = named[1]
         if restates_question(question, gold, pred):
             return Score.incorrect(REASON_RESTATED, pred, "the question's own expression, not the asked form")
+        pred = in_reference_variable(gold, pred)
 
         decided = self._exact_rules(question, gold, pred)
         if decided is not None:

@@ -145,3 +145,23 @@ def drop_currency(text: str) -> str:
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
     return vector_to_tuple(unwrap_text_numbers(plain_functions(unicode_to_latex(drop_currency(answer))))).strip()
+
+
+# A function defined by a formula in one variable: "g(x) = 3x - 1", "f(t)=t^2+1".
+_DEFINITION = re.compile(r"\s*([A-Za-z])\s*\(\s*([A-Za-z])\s*\)\s*=\s*(.+)", re.S)
+
+
+def in_reference_variable(reference: str, answer: str) -> str:
+    """``answer`` with its function's variable renamed to the reference's when both define the same function by
+    a formula (``g(t) = 3t - 1`` for ``g(x) = 3x - 1`` becomes ``g(x) = 3x - 1``): the name of a bound variable is
+    not part of the answer. Only a lone letter is renamed, never one inside a command (``\\sqrt``, ``\\tan``) or
+    a word; an answer that already uses the reference's letter elsewhere is left as it is (renaming would
+    merge two variables)."""
+    gold, pred = _DEFINITION.fullmatch(reference), _DEFINITION.fullmatch(answer)
+    if gold is None or pred is None or gold.group(1) != pred.group(1) or gold.group(2) == pred.group(2):
+        return answer
+    old, new = pred.group(2), gold.group(2)
+    lone = re.compile(rf"(?<![A-Za-z\\]){old}(?![A-Za-z])")
+    if re.search(rf"(?<![A-Za-z\\]){new}(?![A-Za-z])", pred.group(3)):
+        return answer
+    return f"{pred.group(1)}({new}) = {lone.sub(new, pred.group(3))}"

@@ -143,6 +143,10 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         # set-builder notation is the set its condition defines, on its own variable
         ("", "(2, 5]", "\\boxed{\\{x \\mid 2 < x \\le 5\\}}", True, "verified"),
         ("", "(2, 5]", "\\boxed{\\{x \\mid 2 \\le x \\le 5\\}}", False, "mismatch"),
+        # a function's variable is bound: renamed to the reference's, unless that would merge two variables
+        ("", "g(x) = 3x - 1", "\\boxed{g(t) = 3t - 1}", True, "verified"),
+        ("", "f(x) = \\sqrt{x} + 1", "\\boxed{f(t) = \\sqrt{t} + 1}", True, "verified"),
+        ("", "f(x) = x + 1", "\\boxed{f(t) = t + x}", False, "mismatch"),
     ],
 )
 def test_rules_of_the_published_families(grader, question, reference, completion, verdict, reason):
