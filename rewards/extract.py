@@ -294,3 +294,26 @@ def normalize_text(answer: str) -> str:
     s = s.replace("\\", " ").replace("$", " ").replace("*", " ")
     s = re.sub(r"\s+", " ", s).strip().strip(".,;:!\"'").strip().lower()
     return s
+
+
+# One labelled part of an answer: a name (a word, a letter with an index, or \text{...}) set equal to a value.
+_LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A-Za-z][\w ]*?)\s*\})|([A-Za-z]+)(_\{?\w+\}?)?)"
+                       r"\s*=\s*(?!=)(.+?)\s*")
+
+
+def labelled_parts(answer: str) -> list[tuple[str, str, str]] | None:
+    """``p = 3, q = 5`` as [(base, label, value), ...]: the label's letters without an index (``x`` for ``x_1``),
+    the label, the value. None unless the answer is two or more labelled parts separated by top-level commas."""
+    from rewards.numeric import split_top_level
+
+    pieces = split_top_level(answer[:500]) if len(answer) <= 500 else None
+    if pieces is None or len(pieces) < 2:
+        return None
+    out = []
+    for piece in pieces:
+        m = _LABELLED.fullmatch(piece)
+        if m is None or "=" in m.group(5):
+            return None
+        name = m.group(2) or m.group(3)
+        out.append((name, m.group(1).strip(), m.group(5)))
+    return out

@@ -46,6 +46,7 @@ from rewards.extract import (
     canonical_latex,
     choice_letter,
     extract_final_answer,
+    labelled_parts,
     normalize_text,
     plain_number,
     rational_value,
@@ -54,7 +55,7 @@ from rewards.extract import (
 from rewards.inputs import clean_completion
 from rewards.intervals import interval_set, same_set
 from rewards.normalize import in_reference_variable, normalize_answer
-from rewards.numeric import Number, evaluate, exact_number, numeric_tuple, same_value
+from rewards.numeric import Number, evaluate, exact_number, numeric_tuple, same_value, split_top_level
 from rewards.quantities import angle, asks_for_percent, fixed_unit, split_percent
 from rewards.validity import (
     alternates_and_stops,
@@ -75,6 +76,19 @@ _COMMAND = re.compile(r"\\[A-Za-z]+")
 # Environment names and \text{...} units are LaTeX, not prose: "\frac{270}{7}\text{ degrees}".
 _NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
 _WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _in_question_order(parts: list[tuple[str, str, str]], question: str) -> list[tuple[str, str, str]]:
+    """Labelled parts in the order the question names them ("find the minimum and maximum": ``Min`` before
+    ``Max``, whichever the answer wrote first), when it names each; else in the answer's own order."""
+    places = []
+    for base, _, _ in parts:
+        word = re.escape(base) if len(base) > 1 else re.escape(base) + r"(?![A-Za-z])"
+        found = re.search(r"(?<![A-Za-z\\])" + word, question, re.I if len(base) > 1 else 0)
+        if found is None:
+            return parts
+        places.append(found.start())
+    return [part for _, part in sorted(zip(places, parts), key=lambda pair: pair[0])]
 
 
 def as_math_input(answer: str) -> str:
@@ -370,7 +384,8 @@ class MathGrader:
             return None if decided is None else Score(decided.value, decided.verdict, decided.reason, pred, decided.detail)
         if canonical_latex(gold) and canonical_latex(gold) == canonical_latex(pred):
             return Score.correct(REASON_VERIFIED, pred)
-        for rule in (self._percent, self._angle, self._number, self._number_in_prose, self._interval, self._tuple):
+        for rule in (self._labelled_parts, self._percent, self._angle, self._number, self._number_in_prose,
+                     self._interval, self._tuple):
             verdict = rule(question, gold, pred)
             if verdict is not None:
                 return verdict if verdict.answer is not None else Score(
@@ -495,6 +510,36 @@ class MathGrader:
             return Score.incorrect(REASON_MISMATCH)
         if all(verdicts) and (g[0], g[2]) == (p[0], p[2]):
             return Score.correct(REASON_VERIFIED)
+        return None
+
+    def _labelled_parts(self, question: str, gold: str, pred: str) -> Score | None:
+        """An answer of several labelled parts (``p = 3, q = 5``; ``\\text{Min} = 2, \\text{Max} = 7``) against a
+        reference of as many parts: the parts are read in order, or by label when the reference labels them too,
+        and each is compared by these same rules. A set of solutions (``x = 1, x = 2``; ``x_1 = 5, x_2 = 3``: one
+        letter, with or without indices) is not ordered and is left to the set comparison. Undecided when a part
+        is."""
+        parts = labelled_parts(pred)
+        if parts is None or len({base for base, _, _ in parts}) < len(parts):
+            return None
+        gold_parts = labelled_parts(gold)
+        if gold_parts is not None:
+            by_label = {label: value for _, label, value in gold_parts}
+            if set(by_label) != {label for _, label, _ in parts}:
+                return None
+            pairs = [(by_label[label], value) for _, label, value in parts]
+        else:
+            gold_values = split_top_level(gold)
+            if gold_values is None or len(gold_values) != len(parts) or labelled_parts(gold_values[0]) is not None:
+                return None
+            parts = _in_question_order(parts, question)
+            pairs = list(zip((g.strip() for g in gold_values), (value for _, _, value in parts)))
+        verdicts = [self._exact_rules(question, g, v) for g, v in pairs]
+        if any(v is not None and v.verdict is False for v in verdicts):
+            wrong = next(k for k, v in enumerate(verdicts) if v is not None and v.verdict is False)
+            return Score.incorrect(REASON_MISMATCH, pred, f"part {wrong + 1} ({parts[wrong][1]}) differs, in the "
+                                   "reference's order")
+        if all(v is not None and v.verdict is True for v in verdicts):
+            return Score.correct(REASON_VERIFIED, pred)
         return None
 
     def _grade_unanchored(self, gold: str, text: str, symbolic: bool) -> Score:

@@ -147,6 +147,11 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         ("", "g(x) = 3x - 1", "\\boxed{g(t) = 3t - 1}", True, "verified"),
         ("", "f(x) = \\sqrt{x} + 1", "\\boxed{f(t) = \\sqrt{t} + 1}", True, "verified"),
         ("", "f(x) = x + 1", "\\boxed{f(t) = t + x}", False, "mismatch"),
+        # labelled parts in the reference's order, or the question's; a set of solutions in any order
+        ("", "3, 5", "\\boxed{p = 3, q = 5}", True, "verified"),
+        ("", "3, 5", "\\boxed{p = 5, q = 3}", False, "mismatch"),
+        ("Find the minimum and maximum.", "2, 7", "\\boxed{\\text{Max} = 7, \\text{Min} = 2}", True, "verified"),
+        ("", "3, 5", "\\boxed{x_1 = 5, x_2 = 3}", True, "verified"),
     ],
 )
 def test_rules_of_the_published_families(grader, question, reference, completion, verdict, reason):
