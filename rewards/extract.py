@@ -104,10 +104,11 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
     text (at most ``short_answer_chars``) left after ``</think>`` or as the whole completion.
     """
     text = after_thinking(completion)
-    spans = box_spans(text, 1)
+    spans = box_spans(text, _MAX_CONJOINED)
     if spans and spans[0][2].strip():
         other = hedged_alternative(text)
-        return Extraction(spans[0][2].strip(), "boxed", (other,) if other else (), spans[0][1])
+        answer = spans[0][2].strip() if other else conjoined_boxes(text, spans)
+        return Extraction(answer, "boxed", (other,) if other else (), spans[0][1])
     gsm = None
     for gsm in _GSM8K.finditer(text):
         pass
@@ -132,6 +133,26 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
     if tail and len(tail) <= short_answer_chars:
         return Extraction(_clean(tail), "tail", (), len(text))
     return None
+
+
+_MAX_CONJOINED = 8
+# What may stand between boxes that together make one answer: "and", a comma, a semicolon, "&", a LaTeX space.
+_CONNECTIVE = re.compile(r"(?:,|;|&|\\quad|\\qquad|\\text\s*\{\s*and\s*\}|,?\s*and)?", re.I)
+
+
+def conjoined_boxes(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """The final answer when it is spread over consecutive boxes joined by "and" or a comma ("the solutions are
+    \\boxed{x = 1} and \\boxed{x = 2}", "\\boxed{(1, 2)}, \\boxed{(2, 1)}"): their contents joined by commas, to
+    be compared whole. Boxes joined by "or" are alternatives (:func:`hedged_alternative`), and boxes with any
+    other text between them are separate statements: then the last box alone is the answer. ``spans`` are the
+    last boxes, last first (:func:`harness.core.answers.box_spans`)."""
+    parts = [spans[0][2].strip()]
+    for (start, _, _), (_, end, contents) in zip(spans, spans[1:]):
+        between = text[end:start].replace("$", "").strip()
+        if end > start or not _CONNECTIVE.fullmatch(between) or not contents.strip():  # nested, or apart
+            break
+        parts.append(contents.strip())
+    return ", ".join(reversed(parts))
 
 
 def answer_statements(text: str, limit: int = 8) -> list[str]:

@@ -152,6 +152,11 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         ("", "3, 5", "\\boxed{p = 5, q = 3}", False, "mismatch"),
         ("Find the minimum and maximum.", "2, 7", "\\boxed{\\text{Max} = 7, \\text{Min} = 2}", True, "verified"),
         ("", "3, 5", "\\boxed{x_1 = 5, x_2 = 3}", True, "verified"),
+        # an answer spread over boxes joined by "and" is read whole; "or" keeps them alternatives
+        ("", "(1, 2), (2, 1)", "The pairs are \\boxed{(1, 2)} and \\boxed{(2, 1)}.", True, "verified"),
+        ("", "3", "It is \\boxed{3} and \\boxed{4}.", False, "mismatch"),
+        ("", "5", "First \\boxed{12}. Then we get \\boxed{5}.", True, "verified"),
+        ("", "3", "\\boxed{\\boxed{3}}", True, "verified"),  # a box in a box is one answer
     ],
 )
 def test_rules_of_the_published_families(grader, question, reference, completion, verdict, reason):
