@@ -13,6 +13,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from harness.core.answers import box_spans
+from rewards.numeric import split_top_level
 
 
 @dataclass(frozen=True)
@@ -325,9 +326,7 @@ _LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A
 def labelled_parts(answer: str) -> list[tuple[str, str, str]] | None:
     """``p = 3, q = 5`` as [(base, label, value), ...]: the label's letters without an index (``x`` for ``x_1``),
     the label, the value. None unless the answer is two or more labelled parts separated by top-level commas."""
-    from rewards.numeric import split_top_level
-
-    pieces = split_top_level(answer[:500]) if len(answer) <= 500 else None
+    pieces = split_top_level(answer) if len(answer) <= 500 else None
     if pieces is None or len(pieces) < 2:
         return None
     out = []
