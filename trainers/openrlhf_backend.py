@@ -68,6 +68,7 @@ def openrlhf_args(cfg: OpenRLHFRunConfig, reward_url: str, prompt_file: Path) ->
         "--ckpt.output_dir", str(Path(cfg.output) / "final"),
         "--ckpt.path", str(Path(cfg.output) / "checkpoints"),
         "--ckpt.save_steps", str(cfg.save_steps),
+        "--ckpt.max_num", str(cfg.keep_checkpoints),
         "--ckpt.load_enable",
     ]
 

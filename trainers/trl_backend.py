@@ -131,7 +131,8 @@ class TRLTrainer:
             per_device_train_batch_size=cfg.num_generations * cfg.prompts_per_step,
             max_completion_length=cfg.max_completion_length, learning_rate=cfg.learning_rate,
             warmup_steps=cfg.warmup_steps, beta=cfg.beta, temperature=cfg.temperature, seed=cfg.seed,
-            save_strategy="steps", save_steps=cfg.save_steps, logging_steps=1, report_to="none",
+            save_strategy="steps", save_steps=cfg.save_steps, save_total_limit=cfg.keep_checkpoints,
+            logging_steps=1, report_to="none",
             use_cpu=not cuda, bf16=precision.bf16, disable_tqdm=True,
         )
         outer = self

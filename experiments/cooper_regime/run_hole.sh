@@ -59,6 +59,7 @@ for seed in $SEEDS; do
         --dataset "$OUT/train.jsonl" --eval-suite "$OUT/heldout.jsonl" \
         --probe "jsonl:data=$OUT/probe.jsonl,category=kind" \
         --output "$dir" ${STEPS:+--max-steps "$STEPS"} "${TRAIN[@]}"
+    rm -rf "$dir"/checkpoint-*  # the report reads final/; the optimizer state of a finished run is 1.6 GB
   done
 done
 python $HERE/report_hole.py --out "$OUT" --docs "$DOCS"

@@ -88,6 +88,8 @@ def test_grpo_runs_with_every_reward_kind(tmp_path, policy, kind, data_root):
         if kind == "cooper":
             assert "rm_valid_pairs" in values and "rm_groups" in values
     assert (tmp_path / "out" / "final" / "config.json").is_file()
+    # one checkpoint kept by default (saved every step here): 1.6 GB each for this policy
+    assert [p.name for p in (tmp_path / "out").glob("checkpoint-*")] == ["checkpoint-2"]
 
 
 class AntiAnswer:
