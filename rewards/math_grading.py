@@ -13,7 +13,8 @@ closed:
 3. Exact rules decide what they can without sympy: option letters and option texts (:mod:`rewards.choices`),
    identical forms, percentages and angles (:mod:`rewards.quantities`), numbers compared exactly or by the
    digits they give (:mod:`rewards.numeric`), solution sets (:mod:`rewards.intervals`), tuples, words.
-4. The rest goes to math-verify (:mod:`rewards.symbolic`), with every numeric evaluation bounded.
+4. The rest goes to math-verify (:mod:`rewards.symbolic`), with every numeric evaluation bounded; what it
+   does not match is compared as a real function (:mod:`rewards.identities`: identities, exact values).
 
 Steps 1-3 are pure, bounded string and rational arithmetic: :meth:`MathGrader.decide` runs them in any process
 and thread and says None when step 4 is needed. :meth:`MathGrader.grade` runs all four, and belongs in a worker
@@ -573,6 +574,9 @@ class MathGrader:
         gold_parsed = self.symbolic.parse_gold(as_math_input(gold))
         if gold_parsed and pred_parsed and self.symbolic.verify(gold_parsed, pred_parsed):
             return Score.correct(REASON_VERIFIED, pred_text)
+        identity = self.symbolic.same_function(gold_parsed, pred_parsed)
+        if identity is not None and identity.equal:  # sec^2 x - tan^2 x for 1: equal as real functions
+            return Score.correct(REASON_VERIFIED, pred_text, f"the same real function ({identity.ground})")
         # Strings (``disproved``, ``Yes``, names) are not math; compare them loosely as text.
         if normalize_text(gold) and normalize_text(gold) == normalize_text(pred_text):
             return Score.correct("string_match", pred_text)
@@ -590,7 +594,7 @@ class MathGrader:
             return None
         value, has_symbols = self.symbolic.value(pred_parsed)
         if has_symbols:
-            return False  # strict mode: an expression in x never equals a number
+            return None  # an expression in x equals a number only as an identity (sec^2 x - tan^2 x): step 4
         if value is None:
             return None
         return same_value(gold_value, value)

@@ -189,3 +189,19 @@ class SymbolicComparer:
         if value.imag != 0 or not math.isfinite(value.real):
             return None, False
         return approx_number(value.real), False
+
+    def same_function(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> Any:
+        """The identity stage (:mod:`rewards.identities`) on the first parse of each, under math-verify's alarm:
+        an :class:`~rewards.identities.IdentityVerdict`, or None when it cannot say in time."""
+        if not gold_parsed or not pred_parsed:
+            return None
+        from math_verify.utils import timeout
+
+        from rewards.identities import same_function
+
+        try:
+            return timeout(timeout_seconds=self.timeout_s)(same_function)(gold_parsed[0], pred_parsed[0])
+        except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
+            if type(exc).__name__ != "TimeoutException":
+                raise
+            return None
