@@ -11,7 +11,7 @@ from typing import Any
 from math_verify.errors import TimeoutException as MathVerifyTimeout
 
 from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
-from rewards.math_grading import GradingConfig, MathGrader
+from rewards.math.grader import GradingConfig, MathGrader
 from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Task, describe
 
 _GRADER: MathGrader | None = None  # one per worker process, set by the pool initializer
@@ -85,7 +85,7 @@ class RuleReward(ClosesOnExit):
                 memory_limit_mb=self.memory_mb,
                 initializer=_init_grader,
                 initargs=(self.config,),
-                preload=("rewards.math_grading", "math_verify"),
+                preload=("rewards.math.grader", "math_verify"),
             )
         return self._pool
 

@@ -1,7 +1,7 @@
 import pytest
 
 from harness.core.answers import boxed_answers
-from rewards.extract import choice_letter, extract_final_answer, normalize_text, plain_number
+from rewards.math.extraction import choice_letter, extract_final_answer, normalize_text, plain_number
 
 
 @pytest.mark.parametrize(

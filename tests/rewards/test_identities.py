@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rewards.math_grading import MathGrader
+from rewards.math.grader import MathGrader
 
 pytest.importorskip("math_verify")
 
@@ -62,7 +62,7 @@ def test_a_different_function_is_rejected(grader, reference, answer):
 def test_each_ground_is_named_and_the_guard_is_what_rejects_a_hidden_difference():
     from math_verify import parse
 
-    from rewards.identities import _as_real, numeric_check, same_function
+    from rewards.math.identities import _as_real, numeric_check, same_function
 
     def first(text):
         return parse(f"\\boxed{{{text}}}")[0]

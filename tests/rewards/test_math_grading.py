@@ -2,7 +2,8 @@
 
 import pytest
 
-from rewards.math_grading import GradingConfig, MathGrader, is_plain_words, reference_answer
+from rewards.math.decision import is_plain_words
+from rewards.math.grader import GradingConfig, MathGrader, reference_answer
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ def test_cases_are_many_cited_and_balanced_by_verdict():
         "alternating", "code_or_gibberish", "restated", "tiny_difference", "percent", "unicode_notation",
         "plain_text_math", "interval_notation", "text_wrapped", "angle_units", "column_vector", "option_text",
         "scientific_notation", "option_letter_in_expression", "program_expression", "exact_function_values",
-        "set_builder", "function_renaming", "labelled_parts", "conjoined_boxes",
+        "set_builder", "function_renaming", "labelled_parts", "conjoined_boxes", "real_identities",
+        "hidden_perturbation",
     }
     # the families of right answers in other notations hold wrong answers in the same notation too
     for family in ("unicode_notation", "plain_text_math", "interval_notation", "text_wrapped", "angle_units",

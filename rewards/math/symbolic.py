@@ -5,7 +5,7 @@ Runs only in the rule reward's worker processes (it imports sympy, and math-veri
 crashing the worker before the pool's hard deadline has to kill it:
 
 - a parsed prediction is valued by walking its sympy tree with the bounded arithmetic of
-  :mod:`rewards.numeric` (exact rationals, sizes for towers): ``9^{9^{9^9}}`` is found to be astronomically
+  :mod:`rewards.math.numeric` (exact rationals, sizes for towers): ``9^{9^{9^9}}`` is found to be astronomically
   larger than 4 by its logarithm, without sympy ever computing it;
 - sympy's ``evalf`` is called only on trees whose every power, factorial and literal is small, and under
   math-verify's alarm, whose ``TimeoutException`` is caught here.
@@ -18,7 +18,7 @@ from collections import OrderedDict
 from fractions import Fraction
 from typing import Any
 
-from rewards.numeric import (
+from rewards.math.numeric import (
     Number,
     _add,
     _factorial,
@@ -191,13 +191,13 @@ class SymbolicComparer:
         return approx_number(value.real), False
 
     def same_function(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> Any:
-        """The identity stage (:mod:`rewards.identities`) on the first parse of each, under math-verify's alarm:
-        an :class:`~rewards.identities.IdentityVerdict`, or None when it cannot say in time."""
+        """The identity stage (:mod:`rewards.math.identities`) on the first parse of each, under math-verify's alarm:
+        an :class:`~rewards.math.identities.IdentityVerdict`, or None when it cannot say in time."""
         if not gold_parsed or not pred_parsed:
             return None
         from math_verify.utils import timeout
 
-        from rewards.identities import same_function
+        from rewards.math.identities import same_function
 
         try:
             return timeout(timeout_seconds=self.timeout_s)(same_function)(gold_parsed[0], pred_parsed[0])

@@ -4,7 +4,7 @@
 ``x < -1 \\text{ or } x > 1``, and ``[-2, 2]``, ``-2 \\le x \\le 2`` and ``\\{x \\mid -2 \\le x \\le 2\\}``. Rule verifiers compare these forms as
 different expressions (an interval against a relation) and reject right answers: one of the families of false
 negatives in TinyV's taxonomy (arXiv 2505.14625, "interval and inequality notation"). Here both forms become a
-list of intervals whose ends are :class:`~rewards.numeric.Number` values, compared end by end.
+list of intervals whose ends are :class:`~rewards.math.numeric.Number` values, compared end by end.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rewards.numeric import INFINITY, Number, evaluate, same_value
+from rewards.math.numeric import INFINITY, Number, evaluate, same_value
 
 _OR = re.compile(r"\\text\s*\{\s*or\s*\}|\\(?:cup|lor|vee)\b|(?<![A-Za-z])or(?![A-Za-z])|(?<=[\])])\s*U\s*(?=[(\[])")
 _AND = re.compile(r"\\text\s*\{\s*and\s*\}|\\(?:land|wedge)\b|(?<![A-Za-z])and(?![A-Za-z])")

@@ -1,6 +1,6 @@
 """Final-answer extraction from free-form completions: pure string code, linear in the input length.
 
-Kept apart from comparison (:mod:`rewards.math_grading`) so that each can be tested on its own tables of
+Kept apart from comparison (:mod:`rewards.math.grader`) so that each can be tested on its own tables of
 cases. Every function here must stay linear-time: completions come from policies under RL and may be a
 megabyte of braces.
 """
@@ -13,7 +13,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from harness.core.answers import box_spans
-from rewards.numeric import split_top_level
+from rewards.math.numeric import split_top_level
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 
-from rewards.numeric import Number, approx_number, evaluate
+from rewards.math.numeric import Number, approx_number, evaluate
 
 _PERCENT_SIGN = re.compile(r"\s*(?:\\text\s*\{\s*\\?%\s*\}|\\%|%|\\percent\b|(?<![A-Za-z])percent(?![A-Za-z]))\s*$")
 _ASKS_PERCENT = re.compile(r"(?i)percent|%")

@@ -26,7 +26,7 @@ tolerance only has to cover evaluation error, which sympy's evalf keeps below it
 
 A numeric disagreement is a proof of difference and is checked first (it is also the cheap path for the wrong
 answers that reach this stage). Sizes are bounded before anything is evaluated
-(:func:`rewards.symbolic.evaluation_is_bounded`), and the caller runs the stage under math-verify's alarm.
+(:func:`rewards.math.symbolic.evaluation_is_bounded`), and the caller runs the stage under math-verify's alarm.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from rewards.symbolic import evaluation_is_bounded
+from rewards.math.symbolic import evaluation_is_bounded
 
 _POINTS = 12
 _MIN_DEFINED = 6

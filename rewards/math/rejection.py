@@ -19,8 +19,13 @@ positives of rule verifiers. All are pure string code, linear in the input, safe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from rewards.extract import canonical_latex
+from rewards.contract import REASON_INVALID_OUTPUT, REASON_RESTATED
+from rewards.math.decision import last_math_segment, number_of
+from rewards.math.extraction import Extraction, answer_statements, canonical_latex
+from rewards.math.normalization import normalize_answer
 
 _WHITESPACE = re.compile(r"\s+")
 _LOOP_WINDOW = 5000
@@ -176,3 +181,109 @@ _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\(?\d{1,2}[.)]|(?:step|part)\s+\d{1,2}
 def without_list_markers(text: str) -> str:
     """``text`` without the numbering at the start of its lines (``1.``, ``2)``, ``Step 3:``)."""
     return _LIST_MARKER.sub("", text)
+
+
+# -- the rejections, in the order the grader applies them -------------------------------------------------------
+# No final answer is this long: longer "answers" (a megabyte in a box) are not read, by math-verify or anything.
+# 60,000 characters still holds a 50,000-digit number, which is compared by its size.
+_MAX_READABLE_ANSWER = 60_000
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What a rejection looks at: the question, the reference's answer, the completion's text after any
+    ``</think>``, the extraction, the extracted answer as written (``answer``) and as compared (``pred``: an
+    option's letter set aside, ``(B) 5`` -> ``5``)."""
+
+    question: str
+    gold: str
+    text: str
+    extraction: Extraction | None
+    answer: str | None
+    pred: str | None
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """One family of non-answers: its name (its robustness-suite family), where it is documented, the score's
+    reason, and ``check``, which returns the detail of the rejection, or None when the completion is not one."""
+
+    name: str
+    source: str
+    reason: str
+    check: Callable[[Answered], str | None]
+
+
+def statement_key(statement: str) -> object:
+    """What a final-answer statement says, for telling different answers apart: its value when numeric, else
+    its spacing-free form (``\\$16,\\!386.20`` and ``16,\\!386.20`` are one answer)."""
+    answer = normalize_answer(statement)
+    answer = last_math_segment(answer) or answer
+    answer = answer.replace("\\$", "").replace("\\!", "").replace("\\%", "").replace("%", "").strip()
+    value = number_of(answer)
+    if value is not None and value.exact is not None:
+        return value.exact
+    return canonical_latex(answer)
+
+
+def _looping(a: Answered) -> str | None:
+    loop = ending_loop(a.text)
+    answered_before = a.extraction is not None and loop is not None and a.extraction.end < len(a.text) - len(loop)
+    return "the completion ends in a loop" if loop is not None and loop_voids_answer(loop, answered_before) else None
+
+
+def _alternating(a: Answered) -> str | None:
+    if a.extraction is None:
+        return None
+    stated = [statement_key(s) for s in answer_statements(a.text)]
+    return "different answers, then cut off mid-sentence" if alternates_and_stops(stated, a.text) else None
+
+
+def _overlong(a: Answered) -> str | None:
+    long = a.answer is not None and len(a.answer) > _MAX_READABLE_ANSWER
+    return f"a final answer of {len(a.answer or '')} characters" if long else None
+
+
+def _code_or_gibberish(a: Answered) -> str | None:
+    tail = a.extraction is not None and a.extraction.rule == "tail" and a.answer is not None
+    if tail and (looks_like_code(a.answer) or looks_like_garbage(a.answer)):
+        return "code or gibberish, not an answer"
+    return None
+
+
+def _program_expression(a: Answered) -> str | None:
+    return "a program expression, not a number" if a.answer is not None and is_program_expression(a.answer) else None
+
+
+def _restated(a: Answered) -> str | None:
+    restated = a.pred is not None and restates_question(a.question, a.gold, a.pred)
+    return "the question's own expression, not the asked form" if restated else None
+
+
+# Whole completions that have not answered, whatever their answer: checked before anything is compared.
+COMPLETION_REJECTIONS: tuple[Rejection, ...] = (
+    Rejection("looping", "CompassVerifier (arXiv 2507.03219): the invalid class, repetition", REASON_INVALID_OUTPUT,
+              _looping),
+    Rejection("alternating", "CompassVerifier (arXiv 2507.03219): the invalid class, truncation",
+              REASON_INVALID_OUTPUT, _alternating),
+    Rejection("resource", "a megabyte in a box: no final answer is this long", REASON_INVALID_OUTPUT, _overlong),
+)
+
+# Extracted answers that are not answers: checked once the answer is read, before the exact rules.
+ANSWER_REJECTIONS: tuple[Rejection, ...] = (
+    Rejection("code_or_gibberish", "Pitfalls of Rule- and Model-based Verifiers (arXiv 2505.22203)",
+              REASON_INVALID_OUTPUT, _code_or_gibberish),
+    Rejection("program_expression", "adversarial hold-out: a program expression followed by + 4",
+              REASON_INVALID_OUTPUT, _program_expression),
+    Rejection("restated", "the question's own expression for factor/expand/simplify (arXiv 2505.22203)",
+              REASON_RESTATED, _restated),
+)
+
+
+def first_rejection(rejections: tuple[Rejection, ...], answered: Answered) -> tuple[Rejection, str] | None:
+    """The first rejection in ``rejections`` that applies, with its detail."""
+    for rejection in rejections:
+        detail = rejection.check(answered)
+        if detail is not None:
+            return rejection, detail
+    return None

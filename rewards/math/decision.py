@@ -1,0 +1,360 @@
+"""Step 3 of grading: exact rules that decide without a LaTeX parse, in the calling process.
+
+Each rule is a named entry of :data:`DECISIONS`, with the source of the family of answers it decides. A rule
+answers a verdict (right or wrong) or None: not its case, or a case it cannot decide, which goes on to the next
+rule and in the end to math-verify (:mod:`rewards.math.symbolic`). All are pure string and rational arithmetic,
+bounded in the input, safe in any thread.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rewards.contract import REASON_MISMATCH, REASON_VERIFIED, REASON_WRONG_FORM, Score
+from rewards.math.extraction import (
+    canonical_latex,
+    labelled_parts,
+    normalize_text,
+    plain_number,
+    rational_value,
+    unwrap_text,
+)
+from rewards.math.intervals import interval_set, same_set
+from rewards.math.normalization import normalize_answer
+from rewards.math.numeric import Number, evaluate, exact_number, numeric_tuple, same_value, split_top_level
+from rewards.math.quantities import angle, asks_for_percent, fixed_unit, split_percent
+
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _in_question_order(parts: list[tuple[str, str, str]], question: str) -> list[tuple[str, str, str]]:
+    """Labelled parts in the order the question names them ("find the minimum and maximum": ``Min`` before
+    ``Max``, whichever the answer wrote first), when it names each; else in the answer's own order."""
+    places = []
+    for base, _, _ in parts:
+        word = re.escape(base) if len(base) > 1 else re.escape(base) + r"(?![A-Za-z])"
+        found = re.search(r"(?<![A-Za-z\\])" + word, question, re.I if len(base) > 1 else 0)
+        if found is None:
+            return parts
+        places.append(found.start())
+    return [part for _, part in sorted(zip(places, parts), key=lambda pair: pair[0])]
+
+_ASSIGNMENT = re.compile(r"\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*([^=<>]+)")
+
+
+def strip_assignment(answer: str) -> str:
+    """``x = 10`` -> ``10``: a single-variable assignment answers with its right-hand side."""
+    m = _ASSIGNMENT.fullmatch(answer)
+    return m.group(1).strip() if m else answer
+
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'\- ]*[A-Za-z]")
+
+
+def is_plain_words(answer: str) -> bool:
+    """True for answers such as ``Paris``, ``disproved`` or ``apple pear``: letters only, two or more."""
+    return bool(_WORDS.fullmatch(unwrap_text(answer).strip()))
+
+_EXACT_FORM = re.compile(
+    r"(?i)\bexact\b|simplest\s+(?:radical\s+)?form|radical\s+form|in\s+terms\s+of\s+\\?(?:pi|π)|"
+    r"common\s+fraction|as\s+a\s+fraction"
+)
+_MIN_SIGNIFICANT_DIGITS = 3
+
+
+def asks_for_exact_form(question: str) -> bool:
+    """The question asks for an exact value ("exact", "simplest radical form", "in terms of pi", "common
+    fraction"): a decimal approximation is then a wrong answer, however many digits it gives."""
+    return bool(_EXACT_FORM.search(question[:5000]))
+
+
+@dataclass(frozen=True)
+class Decimal:
+    """A decimal literal's precision (``0.333``, ``2.3148 \\times 10^{-3}``, ``1.5e-3``): the value of one unit in
+    its last digit, and its number of significant digits."""
+
+    unit: Fraction
+    significant: int
+
+
+_SCIENTIFIC = re.compile(r"(.+?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d{1,4})\s*\}?|(.+?)[eE]([-+]?\d{1,4})")
+
+
+def decimal_literal(answer: str) -> Decimal | None:
+    """The precision of a plain or scientific decimal literal, None for integers, fractions and the rest."""
+    exponent = 0
+    m = _SCIENTIFIC.fullmatch(answer.strip())
+    if m:
+        answer = m.group(1) if m.group(1) is not None else m.group(3)
+        exponent = int(m.group(2) if m.group(2) is not None else m.group(4))
+    number = plain_number(answer)
+    if number is None or "." not in number:
+        return None
+    digits = number.lstrip("+-").replace(".", "").lstrip("0")
+    places = len(number.split(".")[1]) - exponent
+    return Decimal(Fraction(1, 10**places) if places >= 0 else Fraction(10 ** (-places)), len(digits))
+
+
+def _terminates(value: Number) -> bool:
+    """True for a rational whose decimal expansion ends (denominator 2^a 5^b)."""
+    if value.exact is None:
+        return False
+    d = value.exact.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1
+
+
+def _rounds_to(decimal: Number, unit: Fraction, value: Number) -> bool | None:
+    """Whether a decimal whose last digit is worth ``unit`` is ``value`` rounded or cut there: within one unit
+    of its last digit. None when floats cannot resolve the digits."""
+    if decimal.exact is not None and value.exact is not None:
+        return abs(decimal.exact - value.exact) < unit
+    if value.is_huge or decimal.is_huge or value.unreliable or not value.is_finite:
+        return None
+    if float(unit) < 1e-13 * max(1.0, abs(value.approx)):
+        return None
+    return abs(decimal.approx - value.approx) < float(unit) * (1 - 1e-9)
+
+
+def number_of(answer: str) -> Number | None:
+    """The value of a numeric answer: plain numbers with separators, currency and unit words first
+    (``1,234``, ``$18``, ``83 packages``), then simple LaTeX (``\\frac{\\sqrt3}{2}``)."""
+    rational = rational_value(answer)
+    if rational is not None:
+        return exact_number(rational)
+    return evaluate(answer)
+
+_MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+
+
+def last_math_segment(answer: str) -> str | None:
+    """The contents of the last ``$...$`` (or ``\\(...\\)``, ``\\[...\\]``) of a prose answer that has words
+    outside it, else None."""
+    if "$" not in answer and "\\(" not in answer and "\\[" not in answer:
+        return None
+    last = None
+    for last in _MATH_SEGMENT.finditer(answer[-2000:]):
+        pass
+    if last is None:
+        return None
+    outside = answer[-2000:][: last.start()] + answer[-2000:][last.end() :]
+    if not _WORD.search(outside):
+        return None
+    return next(g for g in last.groups() if g is not None).strip()
+
+# One number in a sentence: digits with thousands separators and a decimal part, a currency sign allowed.
+_PROSE_NUMBER = re.compile(r"(?<![\w.])-?\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])-?\$?\d+(?:\.\d+)?(?![\w,]\d|\w)")
+# What math-verify might read differently from "the one number": LaTeX, operators, percentages, times, ordinals.
+_NOT_PLAIN_PROSE = re.compile(r"[\\{}^=<>+*/%:]|\d\s*-\s*\d|\$\s*[^\d\s]|\d(?:st|nd|rd|th)\b|\$.*\$")
+
+
+def same_text(a: str, b: str) -> bool:
+    if normalize_text(a) == normalize_text(b):
+        return True
+    va, vb = number_of(normalize_answer(a)), number_of(normalize_answer(b))
+    return va is not None and vb is not None and same_value(va, vb) is True
+
+def _percentages(question: str, gold: str, pred: str) -> Score | None:
+    """Percentages. For a question that asks for a percent, the numbers compare with or without their sign,
+    and the fraction a percent stands for (``0.25`` for ``25\\%``) is wrong. Otherwise a percent on one side
+    only may be read either way (``25\\%`` is 25 percent, and it is 0.25)."""
+    gold_number, gold_percent = split_percent(gold)
+    pred_number, pred_percent = split_percent(pred)
+    if not (gold_percent or pred_percent):
+        return None
+    g, p = number_of(gold_number), number_of(pred_number)
+    if g is None or p is None or g.exact is None or p.exact is None:
+        return None
+    if g.exact == p.exact and (gold_percent == pred_percent or asks_for_percent(question)):
+        return Score.correct(REASON_VERIFIED, pred)
+    if asks_for_percent(question):
+        if gold_percent and not pred_percent and p.exact * 100 == g.exact:
+            return Score.incorrect(REASON_WRONG_FORM, pred, "a fraction where the question asks for a percent")
+        return Score.incorrect(REASON_MISMATCH, pred)
+    if gold_percent != pred_percent:
+        fraction_side, percent_side = (g, p) if pred_percent else (p, g)
+        if percent_side.exact == fraction_side.exact * 100 or percent_side.exact == fraction_side.exact:
+            return Score.correct(REASON_VERIFIED, pred)
+        return Score.incorrect(REASON_MISMATCH, pred)
+    return None
+
+def _angles(question: str, gold: str, pred: str) -> Score | None:
+    """Degrees against radians: equal when the angles are, unless the question fixes the unit."""
+    g, p = angle(gold), angle(pred)
+    unit = fixed_unit(question)
+    if g is None or p is None:
+        # a bare number against degrees, for a question that is not about radians: compare the numbers
+        for bare, marked in ((gold, p), (pred, g)):
+            if marked is not None and marked[1] == "degrees" and unit != "radians" and angle(bare) is None:
+                number = number_of(bare)
+                if number is not None and not number.is_huge:
+                    same = abs(number.approx * 3.141592653589793 / 180 - marked[0].approx) <= 1e-12 * max(
+                        1.0, abs(marked[0].approx)
+                    )
+                    return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
+        return None
+    if g[1] != p[1] and unit is not None and p[1] != unit:
+        return Score.incorrect(REASON_WRONG_FORM, pred, f"the question asks for {unit}")
+    same = same_value(g[0], p[0])
+    if same is None:
+        return None
+    return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
+
+def _numbers(question: str, gold: str, pred: str) -> Score | None:
+    """Numbers: exact values compare exactly; a decimal stands for a value with no exact decimal form when
+    it is that value rounded or cut at its last digit and gives at least three significant digits (unless
+    the question asks for an exact form); values known only by size compare by size."""
+    pred = strip_assignment(pred) if "=" not in gold else pred
+    g, p = number_of(gold), number_of(pred)
+    if g is None or p is None:
+        return None
+    if g.exact is not None and p.exact is not None and g.exact == p.exact:
+        return Score.correct(REASON_VERIFIED)
+    pred_decimal, gold_decimal = decimal_literal(pred), decimal_literal(gold)
+    if pred_decimal is not None and gold_decimal is None and not _terminates(g):
+        if asks_for_exact_form(question):
+            return Score.incorrect(REASON_WRONG_FORM, pred, "a decimal where the question asks for an exact form")
+        close = _rounds_to(p, pred_decimal.unit, g)
+        if close is None:
+            return None
+        ok = close and pred_decimal.significant >= _MIN_SIGNIFICANT_DIGITS
+        return Score.correct(REASON_VERIFIED, detail="the digits given") if ok else Score.incorrect(REASON_MISMATCH)
+    if gold_decimal is not None and pred_decimal is None and not _terminates(p):
+        close = _rounds_to(g, gold_decimal.unit, p)
+        if close is None:
+            return None
+        ok = close and gold_decimal.significant >= _MIN_SIGNIFICANT_DIGITS
+        return Score.correct(REASON_VERIFIED, detail="the reference's digits") if ok else Score.incorrect(REASON_MISMATCH)
+    same = same_value(g, p)
+    if same is None:
+        return None
+    return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
+
+def _number_in_prose(question: str, gold: str, pred: str) -> Score | None:
+    """A sentence around one number ("Mary will be left with 58 potted plants") against a numeric
+    reference: that number is the answer, as math-verify would read it, without its parse. Sentences with
+    several numbers, operators, LaTeX or percentages are left to math-verify."""
+    if len(pred) > 300 or not _WORD.search(pred) or _NOT_PLAIN_PROSE.search(pred):
+        return None
+    numbers = _PROSE_NUMBER.findall(pred)
+    if len(numbers) != 1:
+        return None
+    g = number_of(gold)
+    p = number_of(numbers[0])
+    if g is None or p is None or g.exact is None:
+        return None
+    return _numbers(question, gold, numbers[0])
+
+def _solution_sets(question: str, gold: str, pred: str) -> Score | None:
+    """Solution sets: interval notation against inequalities, unions against "or"."""
+    if not any(mark in gold + pred for mark in ("<", ">", "\\le", "\\ge", "\\lt", "\\gt", "\\cup", "\\infty", "or", "\\mathbb")):
+        return None
+    g, p = interval_set(gold), interval_set(pred)
+    if g is None or p is None:
+        return None
+    same = same_set(g[0], p[0])
+    if same is None:
+        return None
+    return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
+
+def _tuples(question: str, gold: str, pred: str) -> Score | None:
+    """Tuples, points and intervals with numeric elements, compared in order with their brackets."""
+    g, p = numeric_tuple(gold), numeric_tuple(pred)
+    if g is None or p is None or len(g[1]) != len(p[1]):
+        return None
+    verdicts = [same_value(a, b) for a, b in zip(g[1], p[1])]
+    if False in verdicts:
+        return Score.incorrect(REASON_MISMATCH)
+    if all(verdicts) and (g[0], g[2]) == (p[0], p[2]):
+        return Score.correct(REASON_VERIFIED)
+    return None
+
+def _labelled_parts_rule(question: str, gold: str, pred: str) -> Score | None:
+    """An answer of several labelled parts (``p = 3, q = 5``; ``\\text{Min} = 2, \\text{Max} = 7``) against a
+    reference of as many parts: the parts are read in order, or by label when the reference labels them too,
+    and each is compared by these same rules. A set of solutions (``x = 1, x = 2``; ``x_1 = 5, x_2 = 3``: one
+    letter, with or without indices) is not ordered and is left to the set comparison. Undecided when a part
+    is."""
+    parts = labelled_parts(pred)
+    if parts is None or len({base for base, _, _ in parts}) < len(parts):
+        return None
+    gold_parts = labelled_parts(gold)
+    if gold_parts is not None:
+        by_label = {label: value for _, label, value in gold_parts}
+        if set(by_label) != {label for _, label, _ in parts}:
+            return None
+        pairs = [(by_label[label], value) for _, label, value in parts]
+    else:
+        gold_values = split_top_level(gold)
+        if gold_values is None or len(gold_values) != len(parts) or labelled_parts(gold_values[0]) is not None:
+            return None
+        parts = _in_question_order(parts, question)
+        pairs = list(zip((g.strip() for g in gold_values), (value for _, _, value in parts)))
+    verdicts = [decide_exactly(question, g, v) for g, v in pairs]
+    if any(v is not None and v.verdict is False for v in verdicts):
+        wrong = next(k for k, v in enumerate(verdicts) if v is not None and v.verdict is False)
+        return Score.incorrect(REASON_MISMATCH, pred, f"part {wrong + 1} ({parts[wrong][1]}) differs, in the "
+                               "reference's order")
+    if all(v is not None and v.verdict is True for v in verdicts):
+        return Score.correct(REASON_VERIFIED, pred)
+    return None
+
+
+def _identical_forms(question: str, gold: str, pred: str) -> Score | None:
+    """The same LaTeX once spacing, sizing commands and redundant braces are set aside."""
+    if canonical_latex(gold) and canonical_latex(gold) == canonical_latex(pred):
+        return Score.correct(REASON_VERIFIED, pred)
+    return None
+
+
+def _words(question: str, gold: str, pred: str) -> Score | None:
+    """Words are not algebra: math-verify would read "Paris" as P*a*r*i*s, equal to "Pairs"."""
+    if not is_plain_words(gold):
+        return None
+    same = normalize_text(gold) == normalize_text(pred)
+    return Score.correct("string_match", pred) if same else Score.incorrect(REASON_MISMATCH, pred)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One exact rule: the family it closes (its robustness-suite family where it has one) and where that family
+    is documented. ``decide`` answers a verdict or None (not this rule's case, or undecided)."""
+
+    name: str
+    source: str
+    decide: Callable[[str, str, str], Score | None]
+
+
+# In order: the first rule that decides gives the verdict. Adding a family is one entry here and one table of
+# cases in tests/rewards (and its cited cases in suites/data/robustness.jsonl).
+DECISIONS: tuple[Rule, ...] = (
+    Rule("identical_forms", "the same LaTeX up to spacing and sizing", _identical_forms),
+    Rule("labelled_parts", "TinyV HardVerify-Math (arXiv 2505.14625): p = 3, q = 5 for 3, 5", _labelled_parts_rule),
+    Rule("percent", "CompassVerifier (arXiv 2507.03219): a fraction for a percent", _percentages),
+    Rule("angle_units", "VerifyBench (arXiv 2505.15801): degrees against radians", _angles),
+    Rule("numbers", "Math-Verify's numeric tests; exact rationals, e-notation, digits given", _numbers),
+    Rule("number_in_prose", "GSM8K-style answers: one number in a sentence", _number_in_prose),
+    Rule("interval_notation", "Math-Verify's interval tests; set-builder notation (TinyV)", _solution_sets),
+    Rule("tuples", "points, tuples and intervals with numeric elements, in order", _tuples),
+    Rule("words", "string answers (VerifyBench's String type)", _words),
+)
+
+
+def decide_exactly(question: str, gold: str, pred: str) -> Score | None:
+    """Step 3: the verdict of the first rule in :data:`DECISIONS` that decides, or None. A prose answer ("The
+    solution is $-2 \\le x \\le 2$") is judged by its last math segment."""
+    math_part = last_math_segment(pred)
+    if math_part is not None and math_part != pred:
+        decided = decide_exactly(question, gold, math_part)
+        return None if decided is None else Score(decided.value, decided.verdict, decided.reason, pred, decided.detail)
+    for rule in DECISIONS:
+        verdict = rule.decide(question, gold, pred)
+        if verdict is not None:
+            return verdict if verdict.answer is not None else Score(
+                verdict.value, verdict.verdict, verdict.reason, pred, verdict.detail
+            )
+    return None

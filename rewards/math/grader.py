@@ -1,0 +1,275 @@
+"""Grading one (question, reference, completion): extraction, rejection, exact decision, then math-verify.
+
+This is the one definition of "correct" in the project: the ``rule`` reward, policy evaluation on math suites
+and the robustness suite all call :class:`MathGrader`. The order, and where each family of false verdicts is
+closed:
+
+1. Extraction (:mod:`rewards.math.extraction`): the reference's answer and the completion's final answer, then
+   rewritten into plain LaTeX (:mod:`rewards.math.normalization`: unicode, plain-text functions, ``\\text{13}``,
+   column vectors).
+2. Rejection (:mod:`rewards.math.rejection`): completions that have not answered score 0 whatever their last
+   number. Each family is a named, cited entry of ``COMPLETION_REJECTIONS`` (looping, alternating, a megabyte in
+   a box) or ``ANSWER_REJECTIONS`` (code or gibberish, program expressions, the question's own expression);
+   several boxed answers offered as alternatives must each be right.
+3. Decision (:mod:`rewards.math.decision`): exact rules that decide without sympy, each a named, cited entry of
+   ``DECISIONS`` (identical forms, labelled parts, percentages, angles, numbers, solution sets, tuples, words),
+   after option letters and option texts (:mod:`rewards.math.choices`).
+4. The rest goes to math-verify (:mod:`rewards.math.symbolic`), with every numeric evaluation bounded; what it
+   does not match is compared as a real function (:mod:`rewards.math.identities`: identities, exact values).
+
+Steps 1-3 are pure, bounded string and rational arithmetic: :meth:`MathGrader.decide` runs them in any process
+and thread and says None when step 4 is needed. :meth:`MathGrader.grade` runs all four, and belongs in a worker
+process of :mod:`rewards.sandbox` (math-verify's timeouts are signals). Adding a family is one entry in one of
+the lists and one table of cases in ``tests/rewards/test_rule_tables.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from harness.core.answers import boxed_answers, gsm8k_final
+from rewards.contract import (
+    REASON_HEDGED,
+    REASON_INVALID_OUTPUT,
+    REASON_MISMATCH,
+    REASON_NO_ANSWER,
+    REASON_RESTATED,
+    REASON_UNPARSABLE_REFERENCE,
+    REASON_VERIFIED,
+    Score,
+)
+from rewards.inputs import clean_completion
+from rewards.math.choices import question_options, split_letter
+from rewards.math.decision import decide_exactly, number_of, same_text
+from rewards.math.extraction import (
+    after_thinking,
+    choice_letter,
+    extract_final_answer,
+    normalize_text,
+)
+from rewards.math.normalization import in_reference_variable, normalize_answer
+from rewards.math.numeric import same_value
+from rewards.math.rejection import (
+    ANSWER_REJECTIONS,
+    COMPLETION_REJECTIONS,
+    Answered,
+    ends_mid_sentence,
+    first_rejection,
+    is_question_text,
+    looks_like_code,
+    looks_like_garbage,
+    without_list_markers,
+)
+
+_MAX_ANSWER_CHARS = 200
+_DELIMITED = re.compile(r"\$|\\\[|\\\(|\\boxed")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+# Environment names and \text{...} units are LaTeX, not prose: "\frac{270}{7}\text{ degrees}".
+_NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+
+def as_math_input(answer: str) -> str:
+    """How an extracted answer is handed to math-verify's ``parse``: as it is when it has its own math
+    delimiters or reads as prose (``83 packages``), wrapped in ``$...$`` when it is bare math
+    (``10\\sqrt3``, ``x \\leq 5``, ``(3,2)``), which math-verify would otherwise read as plain text."""
+    if _DELIMITED.search(answer) or _WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", answer))):
+        return answer
+    return f"${answer}$"
+
+
+
+def reference_answer(reference: str) -> str:
+    """The final answer inside a reference: its ``\\boxed{}`` contents (several are one answer of several
+    parts, joined by commas), a GSM8K ``#### n``, else the whole reference.
+
+    Completions get no such leniency: only their last box counts, so that hedging over several boxed
+    candidates earns nothing."""
+    boxed = [b.strip() for b in reversed(boxed_answers(reference, limit=8)) if b.strip()]
+    if boxed:
+        return ", ".join(dict.fromkeys(boxed))
+    final = gsm8k_final(reference)
+    return reference.strip() if final is None else final
+
+
+
+
+
+class _NeedsSymbolic(Exception):
+    """Raised inside :meth:`MathGrader.decide` where only math-verify can decide."""
+
+
+@dataclass(frozen=True)
+class GradingConfig:
+    """Knobs of the comparison. ``math_verify_timeout`` is math-verify's own per-call signal timeout (whole
+    seconds); the hard per-item deadline is the sandbox's."""
+
+    float_rounding: int = 6
+    numeric_precision: int = 15
+    strict: bool = True
+    math_verify_timeout: int = 3
+    fallback_chars: int = 200
+    short_answer_chars: int = 40
+    gold_cache_size: int = 4096
+
+
+# How much text may follow the last number of an unanchored completion ("... so 12 dollars in all.").
+_UNANCHORED_TRAIL = 40
+_LAST_MATH = re.compile(r"[\d$}\])]")
+_DIGIT = re.compile(r"\d")
+
+
+class MathGrader:
+    """Grades completions against references. :meth:`decide` needs no sympy; :meth:`grade` does."""
+
+    def __init__(self, config: GradingConfig | None = None) -> None:
+        self.config = config or GradingConfig()
+        self._symbolic: Any = None
+
+    @property
+    def symbolic(self) -> Any:
+        if self._symbolic is None:  # imported late: sympy costs a second; the parent process never needs it
+            from rewards.math.symbolic import SymbolicComparer
+
+            cfg = self.config
+            self._symbolic = SymbolicComparer(
+                timeout_s=cfg.math_verify_timeout, float_rounding=cfg.float_rounding,
+                numeric_precision=cfg.numeric_precision, strict=cfg.strict, cache_size=cfg.gold_cache_size,
+            )
+        return self._symbolic
+
+    def decide(self, reference: str, completion: str, question: str = "") -> Score | None:
+        """The score when the pure rules decide it (steps 1-3), else None: then :meth:`grade` is needed."""
+        try:
+            return self._finish(self._grade(question, reference, completion, symbolic=False))
+        except _NeedsSymbolic:
+            return None
+
+    def grade(self, reference: str, completion: str, question: str = "") -> Score:
+        """Score ``completion`` against ``reference``; the extracted answer is kept, cut to 200 characters."""
+        return self._finish(self._grade(question, reference, completion, symbolic=True))
+
+    @staticmethod
+    def _finish(score: Score) -> Score:
+        if score.answer is not None and len(score.answer) > _MAX_ANSWER_CHARS:
+            cut = score.answer[: _MAX_ANSWER_CHARS - 3] + "..."
+            return Score(score.value, score.verdict, score.reason, cut, score.detail)
+        return score
+
+    # -- the steps ------------------------------------------------------------------------------------
+    def _grade(self, question: str, reference: str, completion: str, symbolic: bool) -> Score:
+        cfg = self.config
+        gold = normalize_answer(reference_answer(clean_completion(reference)))
+        completion = clean_completion(completion)
+        text = after_thinking(completion)
+        extraction = extract_final_answer(completion, short_answer_chars=cfg.short_answer_chars)
+        pred = normalize_answer(extraction.text) if extraction else None
+        answered = Answered(question, gold, text, extraction, pred, pred)
+        rejected = first_rejection(COMPLETION_REJECTIONS, answered)
+        if rejected is not None:
+            return Score.incorrect(rejected[0].reason, pred, rejected[1])
+        for other in extraction.alternatives if extraction else ():  # "either \boxed{3} or \boxed{4}"
+            if self._grade(question, reference, f"\\boxed{{{other}}}", symbolic).verdict is not True:
+                return Score.incorrect(REASON_HEDGED, pred)  # every answer offered must be right
+
+        options = question_options(question)
+        letter = choice_letter(gold, exact=True)
+        if letter is not None:
+            return self._grade_choice(letter, pred, options)
+        if pred is None:
+            if question and is_question_text(question, text):
+                return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")
+            return self._grade_unanchored(gold, text, symbolic)
+        assert extraction is not None
+        answer = pred
+        named = split_letter(pred)
+        if named is not None and (named[0] in options or pred.lstrip().startswith("(")):
+            # "(B) 5": the option's own text is the answer; a text that contradicts the option is not
+            option_text = options.get(named[0])
+            if option_text is not None and not same_text(option_text, named[1]):
+                return Score.incorrect(REASON_MISMATCH, pred, f"option {named[0]} is {option_text!r}")
+            pred = named[1]
+        rejected = first_rejection(ANSWER_REJECTIONS, Answered(question, gold, text, extraction, answer, pred))
+        if rejected is not None:
+            return Score.incorrect(rejected[0].reason, pred, rejected[1])
+        pred = in_reference_variable(gold, pred)
+
+        decided = decide_exactly(question, gold, pred)
+        if decided is not None:
+            return decided
+        if not symbolic:
+            raise _NeedsSymbolic
+        # A boxed answer is LaTeX; an "answer is ..." phrase or a bare tail may be prose ("83 packages"), which
+        # math-verify's own extraction reads better than a LaTeX parse of the whole phrase (see as_math_input).
+        pred_parsed = self.symbolic.parse(f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred))
+        return self._compare(gold, pred_parsed, pred)
+
+    def _grade_choice(self, letter: str, pred: str | None, options: dict[str, str]) -> Score:
+        """A lettered reference: the completion names the same option by its letter, or by its text alone."""
+        if pred is None:
+            return Score.incorrect(REASON_NO_ANSWER)
+        got = choice_letter(pred, exact=False)
+        if got is None and options:
+            got = next((k for k, v in options.items() if same_text(v, pred)), None)
+        if got is None:
+            return Score.incorrect(REASON_NO_ANSWER, pred)
+        return Score.correct("choice", got) if got == letter else Score.incorrect(REASON_MISMATCH, got)
+
+    def _grade_unanchored(self, gold: str, text: str, symbolic: bool) -> Score:
+        """No anchored answer: math-verify reads the last expression of the tail, if the tail is prose or math
+        that ends with it (not code, not gibberish, not a sentence that runs on past its last number)."""
+        if self.config.fallback_chars <= 0:
+            return Score.incorrect(REASON_NO_ANSWER)
+        tail = normalize_answer(without_list_markers(text[-self.config.fallback_chars :]))
+        if not _DIGIT.search(tail) and not _DELIMITED.search(tail):
+            return Score.incorrect(REASON_NO_ANSWER, detail="no number or formula left once list numbering is set aside")
+        if looks_like_code(tail) or looks_like_garbage(tail):
+            return Score.incorrect(REASON_INVALID_OUTPUT, detail="code or gibberish, not an answer")
+        if ends_mid_sentence(tail):  # cut off: its last number is an answer only if nothing follows it
+            last = None
+            for last in _LAST_MATH.finditer(tail):
+                pass
+            if last is None or len(tail) - last.end() > _UNANCHORED_TRAIL:
+                return Score.incorrect(REASON_NO_ANSWER, detail="cut off mid-sentence without an answer")
+        if not symbolic:
+            raise _NeedsSymbolic
+        parsed = self.symbolic.parse(tail)
+        if not parsed:
+            return Score.incorrect(REASON_NO_ANSWER)
+        return self._compare(gold, parsed, str(parsed[-1]))
+
+    def _compare(self, gold: str, pred_parsed: list[Any], pred_text: str) -> Score:
+        """Step 4: a numeric reference against the prediction's bounded value, else math-verify's verify."""
+        decided = self._against_number(gold, pred_parsed)
+        if decided is not None:
+            return Score.correct(REASON_VERIFIED, pred_text) if decided else Score.incorrect(REASON_MISMATCH, pred_text)
+        gold_parsed = self.symbolic.parse_gold(as_math_input(gold))
+        if gold_parsed and pred_parsed and self.symbolic.verify(gold_parsed, pred_parsed):
+            return Score.correct(REASON_VERIFIED, pred_text)
+        identity = self.symbolic.same_function(gold_parsed, pred_parsed)
+        if identity is not None and identity.equal:  # sec^2 x - tan^2 x for 1: equal as real functions
+            return Score.correct(REASON_VERIFIED, pred_text, f"the same real function ({identity.ground})")
+        # Strings (``disproved``, ``Yes``, names) are not math; compare them loosely as text.
+        if normalize_text(gold) and normalize_text(gold) == normalize_text(pred_text):
+            return Score.correct("string_match", pred_text)
+        if not gold_parsed and not normalize_text(gold):
+            return Score.incorrect(REASON_UNPARSABLE_REFERENCE, pred_text)
+        return Score.incorrect(REASON_MISMATCH, pred_text)
+
+    def _against_number(self, gold: str, pred_parsed: list[Any]) -> bool | None:
+        """For a numeric reference: decide from the parsed prediction's value, skipping the reference's parse
+        and math-verify's symbolic checks. None when undecided (relations, sets, values within rounding)."""
+        if not self.config.strict or not pred_parsed:
+            return None
+        gold_value = number_of(gold)
+        if gold_value is None or not gold_value.is_finite:
+            return None
+        value, has_symbols = self.symbolic.value(pred_parsed)
+        if has_symbols:
+            return None  # an expression in x equals a number only as an identity (sec^2 x - tan^2 x): step 4
+        if value is None:
+            return None
+        return same_value(gold_value, value)

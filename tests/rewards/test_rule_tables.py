@@ -1,0 +1,68 @@
+"""The grader's rules as lists: each exact rule and each rejection is a named, cited entry, and each has a table
+of cases here that it decides itself (a rule added without its table fails the coverage test)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rewards.math.decision import DECISIONS
+from rewards.math.extraction import extract_final_answer
+from rewards.math.rejection import ANSWER_REJECTIONS, COMPLETION_REJECTIONS, Answered
+
+# rule name -> (question, reference, answer, verdict)
+DECISION_CASES = {
+    "identical_forms": [("", r"\frac{1}{2}", r"\frac{1}{2}", True), ("", "x^2+1", "x^2 + 1", True)],
+    "labelled_parts": [("Find p and q.", "3, 5", "p = 3, q = 5", True),
+                       ("Find p and q.", "3, 5", "p = 3, q = 6", False)],
+    "percent": [("What percent of 8 is 2?", r"25\%", "0.25", False), ("", r"25\%", "25", True)],
+    "angle_units": [("", r"90^\circ", r"\frac{\pi}{2}", True), ("", r"90^\circ", r"\frac{\pi}{3}", False)],
+    "numbers": [("", "0.0032", "3.2e-3", True), ("", "2^{64}", "2^{64}+1", False)],
+    "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True)],
+    "interval_notation": [("", "(2, 5]", r"\{x \mid 2 < x \le 5\}", True), ("", "(2, 5]", "2 < x < 5", False)],
+    "tuples": [("", "(1, 2)", "(1, 2)", True), ("", "(1, 2)", "(2, 1)", False)],
+    "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False)],
+}
+
+# rule name -> (question, reference, completion) that the rule rejects
+REJECTION_CASES = {
+    "looping": [("What is 2 + 2?", "4",
+                 "It is \\boxed{4}. " + "Hmm, it is \\boxed{5}. No wait, it is \\boxed{4}. " * 8 + "Hmm, it")],
+    "alternating": [("What is 2 + 2?", "4",
+                     "The answer is 4. No wait, the answer is 5. Hmm, the answer is 4. Or maybe the")],
+    "resource": [("What is 2 + 2?", "4", r"\boxed{" + "4" * 70_000 + "}")],
+    "code_or_gibberish": [("What is 2 + 2?", "4", "brtx vlkq ghmm 4"), ("What is 2 + 2?", "4", "]]]] {{{{ 4")],
+    "program_expression": [("What is 2 + 2?", "4", r"\boxed{len('abcd')}")],
+    "restated": [("Factor $x^2 - 1$.", "(x-1)(x+1)", r"\boxed{x^2 - 1}")],
+}
+
+
+def test_every_rule_is_named_once_cited_and_has_its_table():
+    decisions = [rule.name for rule in DECISIONS]
+    rejections = [rule.name for rule in COMPLETION_REJECTIONS + ANSWER_REJECTIONS]
+    assert len(set(decisions)) == len(decisions) and len(set(rejections)) == len(rejections)
+    assert all(rule.source for rule in DECISIONS + COMPLETION_REJECTIONS + ANSWER_REJECTIONS)
+    assert set(decisions) == set(DECISION_CASES)
+    assert set(rejections) == set(REJECTION_CASES)
+
+
+@pytest.mark.parametrize(("name", "case"), [(n, c) for n, cases in DECISION_CASES.items() for c in cases])
+def test_each_exact_rule_decides_its_own_cases(name, case):
+    question, gold, pred, verdict = case
+    rule = next(r for r in DECISIONS if r.name == name)
+    score = rule.decide(question, gold, pred)
+    assert (score.verdict if score is not None else None) is verdict, (name, case, score)
+
+
+@pytest.mark.parametrize(("name", "case"), [(n, c) for n, cases in REJECTION_CASES.items() for c in cases])
+def test_each_rejection_rejects_its_own_cases_and_is_the_first_to(name, case):
+    from rewards.math.grader import MathGrader
+    from rewards.math.normalization import normalize_answer
+
+    question, gold, completion = case
+    extraction = extract_final_answer(completion)
+    answer = normalize_answer(extraction.text) if extraction else None
+    answered = Answered(question, gold, completion, extraction, answer, answer)
+    rule = next(r for r in COMPLETION_REJECTIONS + ANSWER_REJECTIONS if r.name == name)
+    assert rule.check(answered) is not None
+    score = MathGrader().decide(gold, completion, question)
+    assert score is not None and score.verdict is False and score.reason == rule.reason, score
