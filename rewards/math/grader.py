@@ -242,16 +242,19 @@ class MathGrader:
         return self._compare(gold, parsed, str(parsed[-1]))
 
     def _compare(self, gold: str, pred_parsed: list[Any], pred_text: str) -> Score:
-        """Step 4: a numeric reference against the prediction's bounded value, else math-verify's verify."""
-        decided = self._against_number(gold, pred_parsed)
+        """Step 4: a numeric reference against the prediction's bounded value, else math-verify's verify, then
+        the identity stage."""
+        decided = self._against_number(gold, pred_parsed, pred_text)
+        if isinstance(decided, Score):
+            return decided
         if decided is not None:
             return Score.correct(REASON_VERIFIED, pred_text) if decided else Score.incorrect(REASON_MISMATCH, pred_text)
         gold_parsed = self.symbolic.parse_gold(as_math_input(gold))
         if gold_parsed and pred_parsed and self.symbolic.verify(gold_parsed, pred_parsed):
             return Score.correct(REASON_VERIFIED, pred_text)
-        identity = self.symbolic.same_function(gold_parsed, pred_parsed)
-        if identity is not None and identity.equal:  # sec^2 x - tan^2 x for 1: equal as real functions
-            return Score.correct(REASON_VERIFIED, pred_text, f"the same real function ({identity.ground})")
+        identity = self._identity(gold_parsed, pred_parsed, pred_text)
+        if identity is not None:
+            return identity
         # Strings (``disproved``, ``Yes``, names) are not math; compare them loosely as text.
         if normalize_text(gold) and normalize_text(gold) == normalize_text(pred_text):
             return Score.correct("string_match", pred_text)
@@ -259,9 +262,18 @@ class MathGrader:
             return Score.incorrect(REASON_UNPARSABLE_REFERENCE, pred_text)
         return Score.incorrect(REASON_MISMATCH, pred_text)
 
-    def _against_number(self, gold: str, pred_parsed: list[Any]) -> bool | None:
-        """For a numeric reference: decide from the parsed prediction's value, skipping the reference's parse
-        and math-verify's symbolic checks. None when undecided (relations, sets, values within rounding)."""
+    def _identity(self, gold_parsed: list[Any], pred_parsed: list[Any], pred_text: str) -> Score | None:
+        identity = self.symbolic.same_function(gold_parsed, pred_parsed)
+        if identity is not None and identity.equal:  # sec^2 x - tan^2 x for 1: equal as real functions
+            return Score.correct(REASON_VERIFIED, pred_text, f"the same real function ({identity.ground})")
+        return None
+
+    def _against_number(self, gold: str, pred_parsed: list[Any], pred_text: str) -> bool | Score | None:
+        """For a numeric reference: decide from the parsed prediction's value, skipping math-verify's symbolic
+        checks. An expression in variables equals a number only as an identity (``sec^2 x - tan^2 x`` for 1),
+        which the identity stage decides at once: its numbers reject a wrong expression at the first point,
+        where math-verify would simplify the difference. None when undecided (relations, sets, values within
+        rounding)."""
         if not self.config.strict or not pred_parsed:
             return None
         gold_value = number_of(gold)
@@ -269,7 +281,8 @@ class MathGrader:
             return None
         value, has_symbols = self.symbolic.value(pred_parsed)
         if has_symbols:
-            return None  # an expression in x equals a number only as an identity (sec^2 x - tan^2 x): step 4
+            identity = self._identity(self.symbolic.parse_gold(as_math_input(gold)), pred_parsed, pred_text)
+            return identity if identity is not None else False
         if value is None:
             return None
         return same_value(gold_value, value)
