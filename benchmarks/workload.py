@@ -8,6 +8,7 @@ import random
 
 from rewards import Item
 from suites import build_suite
+from suites.contract import LabelledItem
 
 HANG_CASES = [
     "\\boxed{5^{5^{5^{5^5}}}}",
@@ -18,15 +19,20 @@ HANG_CASES = [
 ]
 
 
-def real_items(n: int = 2000, seed: int = 0) -> list[Item]:
-    pool: list[Item] = []
+def real_rows(n: int = 2000, seed: int = 0) -> list[LabelledItem]:
+    """``n`` labelled rows drawn from ProcessBench, MathCheck-GSM and the VerifyBench-Hard subset."""
+    pool: list[LabelledItem] = []
     for spec, data in (
         ("processbench", None),
         ("mathcheck-gsm", None),
         ("verifybench-hard", "verifier/verifybench_hard_subset_longjudgebench"),
     ):
-        pool.extend(row.item for row in build_suite(spec).load(data).rows)
+        pool.extend(build_suite(spec).load(data).rows)
     return random.Random(seed).sample(pool, n)
+
+
+def real_items(n: int = 2000, seed: int = 0) -> list[Item]:
+    return [row.item for row in real_rows(n, seed)]
 
 
 def hang_batch(normal: list[Item]) -> list[Item]:

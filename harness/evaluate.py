@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from harness.core.spec import ComponentSpec
 from harness.core.store import ItemRow, NewRun, RunKind, RunRecord, RunStore
 from harness.core.versions import package_versions
 from rewards import build_reward
-from rewards.contract import Item, Reward, Score, TimedReward, check_scores, close_reward
+from rewards.contract import Item, Reward, Score, ScoresEach, TimedReward, check_scores, close_reward
 from suites import build_suite
 from suites.contract import SuiteData, VerifierSuite
 
@@ -32,9 +33,15 @@ class EvalRequest:
 def score_in_batches(
     reward: Reward, items: Sequence[Item], batch_size: int, progress: ProgressCallback | None = None
 ) -> list[tuple[Score, float]]:
-    """Scores with per-item latency in seconds (the reward's own timing when it reports one)."""
+    """Scores with per-item latency in seconds (the reward's own timing when it reports one).
+
+    A reward that scores each item as it finishes (:class:`~rewards.contract.ScoresEach`: the rule reward) gets
+    every item at once, so that its workers never wait for a batch's slowest item; progress is still reported
+    every ``batch_size`` items. Other rewards get batches of ``batch_size`` (a model's batch)."""
     if batch_size < 1:
         raise ValueError(f"batch size must be positive, got {batch_size}")
+    if isinstance(reward, ScoresEach):
+        return _score_streaming(reward, items, batch_size, progress)
     out: list[tuple[Score, float]] = []
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
@@ -50,6 +57,33 @@ def score_in_batches(
         if progress is not None:
             progress(len(out), len(items))
     return out
+
+
+def _score_streaming(
+    reward: ScoresEach, items: Sequence[Item], every: int, progress: ProgressCallback | None
+) -> list[tuple[Score, float]]:
+    results: list[tuple[Score, float] | None] = [None] * len(items)
+    done = [0]
+    lock = threading.Lock()
+
+    def on_score(i: int, score: Score, seconds: float) -> None:
+        with lock:
+            if results[i] is not None:
+                return
+            results[i] = (score, seconds)
+            done[0] += 1
+            report = progress is not None and (done[0] % every == 0 or done[0] == len(items))
+        if report:
+            assert progress is not None
+            progress(done[0], len(items))
+
+    reward.score_each(items, on_score)
+    missing = [i for i, r in enumerate(results) if r is None]
+    if missing:
+        raise RuntimeError(f"{type(reward).__name__}.score_each gave no score for {len(missing)} of {len(items)} "
+                           f"items (the first: item {missing[0]})")
+    check_scores(items, [r[0] for r in results if r is not None], type(reward).__name__)
+    return [r for r in results if r is not None]
 
 
 def evaluate_reward(

@@ -48,11 +48,13 @@ class Closeable(Protocol):
 
 @runtime_checkable
 class ScoresEach(Protocol):
-    """A reward that hands each item's score out as soon as it exists (``on_score(index, score)``, from any
-    thread, once per item), so that a caller with a deadline keeps the scores that are ready when it passes (the
-    rule reward: items decided here at once, the rest as their workers finish)."""
+    """A reward that hands each item's score out as soon as it exists (``on_score(index, score, seconds)``, from
+    any thread, once per item, with the seconds the item itself took), so that a caller with a deadline keeps the
+    scores that are ready when it passes, and a caller with many items keeps every worker busy instead of
+    waiting for each batch's slowest item (the rule reward: items decided here at once, the rest as their
+    workers finish)."""
 
-    def score_each(self, items: Sequence[Item], on_score: Callable[[int, Score], None]) -> None: ...
+    def score_each(self, items: Sequence[Item], on_score: Callable[[int, Score, float], None]) -> None: ...
 
 
 @runtime_checkable

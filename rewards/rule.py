@@ -130,17 +130,18 @@ class RuleReward(ClosesOnExit):
         self.sent_to_workers += sent
         return [r for r in results if r is not None]
 
-    def score_each(self, items: Sequence[Item], on_score: Callable[[int, Score], None]) -> None:
+    def score_each(self, items: Sequence[Item], on_score: Callable[[int, Score, float], None]) -> None:
         """Each item's score as soon as it exists: decided here at once, or sent to a worker alone and handed out
         when that worker finishes (an item that hangs holds only itself, not the items that share its batch)."""
         from concurrent.futures import as_completed
 
         tasks: dict[Any, tuple[int, Task]] = {}
         for i, it in enumerate(items):
+            start = time.perf_counter()
             decided = self._decide_here(it)
             if decided is not None:
                 self.decided_here += 1
-                on_score(i, decided)
+                on_score(i, decided, time.perf_counter() - start)
             else:
                 task = self.pool.submit(_grade_in_worker, [(it.question, it.reference, it.completion)])
                 tasks[task.future] = (i, task)
@@ -148,7 +149,7 @@ class RuleReward(ClosesOnExit):
         for future in as_completed(tasks):
             i, task = tasks[future]
             [outcome] = self.pool.outcomes(task)
-            on_score(i, _to_score(outcome))
+            on_score(i, _to_score(outcome), outcome.seconds)
 
     def _decide_here(self, item: Item) -> Score | None:
         """The pure rules' verdict, or None for the workers (also for inputs too large to risk here, and for

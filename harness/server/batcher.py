@@ -284,7 +284,7 @@ class DynamicBatcher:
         owners = [(p, j) for p in batch for j in range(len(p.items))]
         early = self.on_batch is None
 
-        def on_score(i: int, score: Score) -> None:
+        def on_score(i: int, score: Score, seconds: float = 0.0) -> None:
             pending, j = owners[i]
             with self._stats_lock:
                 if pending.results[j] is not None:
