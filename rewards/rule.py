@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from math_verify.errors import TimeoutException as MathVerifyTimeout
-
 from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
 from rewards.math.grader import GradingConfig, MathGrader
 from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Task, describe
@@ -29,6 +27,10 @@ def _init_grader(config: GradingConfig) -> None:
 
 
 def _grade_in_worker(question: str, reference: str, completion: str) -> Score:
+    # imported here: the worker has math-verify loaded already; the calling process never needs it (sympy and
+    # ANTLR cost a fifth of a second of every command's start-up)
+    from math_verify.errors import TimeoutException as MathVerifyTimeout
+
     assert _GRADER is not None, "worker was not initialised"
     try:
         return _GRADER.grade(reference, completion, question)

@@ -109,3 +109,22 @@ def test_items_pickle():
     item = Item("q", "r", "c", {"uid": "7", "answer_type": "A1"})
     back = pickle.loads(pickle.dumps(item))
     assert back == item and back.uid == "7"
+
+
+def test_the_calling_process_never_loads_sympy():
+    """Items the pure rules decide are scored here, the rest in workers: sympy, ANTLR and math-verify (a fifth of
+    a second of every command's start-up) load only in the workers."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from rewards import Item, build_reward\n"
+        "with build_reward('rule:workers=1') as r:\n"
+        "    s = r.score([Item('What is 2+2?', '4', 'It is 4.'), Item('', 'x+1', '\\\\boxed{1+x}')])\n"
+        "assert [x.verdict for x in s] == [True, True], s\n"
+        "heavy = [m for m in ('math_verify', 'sympy', 'latex2sympy2_extended') if m in sys.modules]\n"
+        "print(heavy); sys.exit(1 if heavy else 0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
