@@ -26,6 +26,7 @@ the lists and one table of cases in ``tests/rewards/test_rule_tables.py``.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +115,7 @@ class GradingConfig:
     fallback_chars: int = 200
     short_answer_chars: int = 40
     gold_cache_size: int = 4096
+    verdict_cache_size: int = 4096
 
 
 # How much text may follow the last number of an unanchored completion ("... so 12 dollars in all.").
@@ -128,6 +130,7 @@ class MathGrader:
     def __init__(self, config: GradingConfig | None = None) -> None:
         self.config = config or GradingConfig()
         self._symbolic: Any = None
+        self._verdicts: OrderedDict[tuple[str, str, str | None], Score] = OrderedDict()
 
     @property
     def symbolic(self) -> Any:
@@ -204,8 +207,7 @@ class MathGrader:
             raise _NeedsSymbolic
         # A boxed answer is LaTeX; an "answer is ..." phrase or a bare tail may be prose ("83 packages"), which
         # math-verify's own extraction reads better than a LaTeX parse of the whole phrase (see as_math_input).
-        pred_parsed = self.symbolic.parse(f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred))
-        return self._compare(gold, pred_parsed, pred)
+        return self._symbolic_verdict(gold, f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred), pred)
 
     def _grade_choice(self, letter: str, pred: str | None, options: dict[str, str]) -> Score:
         """A lettered reference: the completion names the same option by its letter, or by its text alone."""
@@ -236,10 +238,26 @@ class MathGrader:
                 return Score.incorrect(REASON_NO_ANSWER, detail="cut off mid-sentence without an answer")
         if not symbolic:
             raise _NeedsSymbolic
-        parsed = self.symbolic.parse(tail)
-        if not parsed:
-            return Score.incorrect(REASON_NO_ANSWER)
-        return self._compare(gold, parsed, str(parsed[-1]))
+        return self._symbolic_verdict(gold, tail, None)
+
+    def _symbolic_verdict(self, gold: str, math_input: str, pred_text: str | None) -> Score:
+        """Step 4 for one (reference, answer) pair, once per process: the rollouts of a prompt that give the same
+        answer (GRPO samples 16 a prompt) cost one parse and one comparison. ``pred_text`` None: an unanchored
+        tail, whose answer is what math-verify reads last in it."""
+        key = (gold, math_input, pred_text)
+        cached = self._verdicts.get(key)
+        if cached is not None:
+            self._verdicts.move_to_end(key)
+            return cached
+        parsed = self.symbolic.parse(math_input)
+        if pred_text is not None:
+            score = self._compare(gold, parsed, pred_text)
+        else:
+            score = self._compare(gold, parsed, str(parsed[-1])) if parsed else Score.incorrect(REASON_NO_ANSWER)
+        self._verdicts[key] = score
+        if len(self._verdicts) > self.config.verdict_cache_size:
+            self._verdicts.popitem(last=False)
+        return score
 
     def _compare(self, gold: str, pred_parsed: list[Any], pred_text: str) -> Score:
         """Step 4: a numeric reference against the prediction's bounded value, else math-verify's verify, then

@@ -172,3 +172,15 @@ def test_decide_needs_no_sympy_and_agrees_with_grade(grader):
         assert decided is None or decided == grader.grade(reference, completion)
     assert grader.decide("3", "\\boxed{3}") is not None  # plain numbers are decided without math-verify
     assert grader.decide("x^2+1", "\\boxed{1+x^2}") is None  # algebra needs it
+
+
+def test_a_repeated_answer_is_parsed_and_compared_once_per_process(monkeypatch):
+    """GRPO samples 16 rollouts a prompt, many with the same final answer: one parse and one comparison each."""
+    grader = MathGrader()
+    parsed = []
+    parse = grader.symbolic.parse
+    monkeypatch.setattr(grader.symbolic, "parse", lambda text: parsed.append(text) or parse(text))
+    for _ in range(16):
+        assert grader.grade("x^2-1", "So we get \\boxed{(x-1)(x+1)}.").verdict is True
+    assert grader.grade("x^2-1", "\\boxed{(x-1)(x+2)}").verdict is False
+    assert [t for t in parsed if t.startswith("\\boxed")] == ["\\boxed{(x-1)(x+1)}", "\\boxed{(x-1)(x+2)}"]
