@@ -274,6 +274,10 @@ _FRACTION = re.compile(r"([+-]?)\\[dt]?frac\{([^{}]+)\}\{([^{}]+)\}|([+-]?)\\[dt
 _SLASH = re.compile(r"([+-]?[\d.,]+)\s*/\s*([\d.,]+)")
 
 
+# A mixed number: a whole number and a proper fraction side by side (``2\\frac{1}{4}``, ``2\\frac14``, ``2 1/4``).
+_MIXED = re.compile(r"(-?)(\d{1,12})\s*(?:\\[dt]?frac\{(\d{1,12})\}\{(\d{1,12})\}|\\[dt]?frac(\d)(\d)|\s(\d{1,12})/(\d{1,12}))")
+
+
 def rational_value(answer: str) -> Fraction | None:
     """The exact value of a plain number or a simple fraction (``\\frac{3}{4}``, ``-\\dfrac{1}{2}``, ``3/4``),
     else None. Lets the grader decide most numeric answers without a LaTeX parse."""
@@ -281,9 +285,17 @@ def rational_value(answer: str) -> Fraction | None:
     try:
         if number is not None:
             return Fraction(Decimal(number))  # via Decimal: no limit on digits, unlike int(str)
-        s = answer.strip().strip("$").strip().replace(" ", "")
-        if len(s) > 200:
+        if len(answer) > 200:
             return None
+        mixed = _MIXED.fullmatch(answer.strip().strip("$").strip())
+        if mixed is not None:  # 1\frac{1}{2} and 1 1/2 are one and a half, as written in word problems
+            whole = int(mixed.group(2))
+            num, den = (int(g) for g in next(p for p in (mixed.group(3, 4), mixed.group(5, 6), mixed.group(7, 8))
+                                             if p[0] is not None))
+            if 0 < num < den:
+                value = whole + Fraction(num, den)
+                return -value if mixed.group(1) else value
+        s = answer.strip().strip("$").strip().replace(" ", "")
         m = _FRACTION.fullmatch(s)
         if m:
             sign = m.group(1) if m.group(2) is not None else m.group(4)

@@ -16,7 +16,10 @@ DECISION_CASES = {
                        ("Find p and q.", "3, 5", "p = 3, q = 6", False)],
     "percent": [("What percent of 8 is 2?", r"25\%", "0.25", False), ("", r"25\%", "25", True)],
     "angle_units": [("", r"90^\circ", r"\frac{\pi}{2}", True), ("", r"90^\circ", r"\frac{\pi}{3}", False)],
-    "numbers": [("", "0.0032", "3.2e-3", True), ("", "2^{64}", "2^{64}+1", False)],
+    "numbers": [("", "0.0032", "3.2e-3", True), ("", "2^{64}", "2^{64}+1", False),
+                # mixed numbers, as word problems write them
+                ("", "1 1/2", "1.5", True), ("", r"\frac{3}{2}", r"1\frac{1}{2}", True),
+                ("", r"\frac{1}{2}", r"1\frac{1}{2}", False)],
     "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True)],
     "interval_notation": [("", "(2, 5]", r"\{x \mid 2 < x \le 5\}", True), ("", "(2, 5]", "2 < x < 5", False)],
     "tuples": [("", "(1, 2)", "(1, 2)", True), ("", "(1, 2)", "(2, 1)", False)],
