@@ -249,9 +249,14 @@ def _number_in_prose(question: str, gold: str, pred: str) -> Score | None:
         return None
     return _numbers(question, gold, numbers[0])
 
+# What makes an answer a solution set rather than a point: an inequality, a union, infinity, "or", a number set.
+# ``\\left(`` is a bracket, not ``\\le``.
+_SOLUTION_SET_MARK = re.compile(r"[<>]|\\(?:le(?!ft)|ge|lt|gt|cup|infty|mathbb)|or")
+
+
 def _solution_sets(question: str, gold: str, pred: str) -> Score | None:
     """Solution sets: interval notation against inequalities, unions against "or"."""
-    if not any(mark in gold + pred for mark in ("<", ">", "\\le", "\\ge", "\\lt", "\\gt", "\\cup", "\\infty", "or", "\\mathbb")):
+    if not _SOLUTION_SET_MARK.search(gold + pred):
         return None
     g, p = interval_set(gold), interval_set(pred)
     if g is None or p is None:
@@ -262,16 +267,32 @@ def _solution_sets(question: str, gold: str, pred: str) -> Score | None:
     return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
 
 def _tuples(question: str, gold: str, pred: str) -> Score | None:
-    """Tuples, points and intervals with numeric elements, compared in order with their brackets."""
+    """Tuples, points and intervals with numeric elements, compared in order with their brackets. Each element
+    is a number under :func:`_numbers`' rules: a decimal that gives the digits of an element with no exact
+    decimal form is that element (``(0.333, 1.732)`` for ``(\\frac13, \\sqrt3)``), as it would be alone."""
     g, p = numeric_tuple(gold), numeric_tuple(pred)
     if g is None or p is None or len(g[1]) != len(p[1]):
         return None
-    verdicts = [same_value(a, b) for a, b in zip(g[1], p[1])]
+    gold_parts, pred_parts = _elements(gold), _elements(pred)
+    verdicts = []
+    for a, b, gold_text, pred_text in zip(g[1], p[1], gold_parts, pred_parts):
+        same = same_value(a, b)
+        if same is not True:
+            as_number = _numbers(question, gold_text, pred_text)
+            same = same if as_number is None else as_number.verdict
+        verdicts.append(same)
     if False in verdicts:
         return Score.incorrect(REASON_MISMATCH)
     if all(verdicts) and (g[0], g[2]) == (p[0], p[2]):
         return Score.correct(REASON_VERIFIED)
     return None
+
+
+def _elements(bracketed: str) -> list[str]:
+    """The element texts of a tuple :func:`~rewards.math.numeric.numeric_tuple` has read."""
+    s = bracketed.strip().strip("$").strip().replace("\\left", "").replace("\\right", "").strip()
+    return [part.strip() for part in split_top_level(s[1:-1]) or []]
+
 
 def _labelled_parts_rule(question: str, gold: str, pred: str) -> Score | None:
     """An answer of several labelled parts (``p = 3, q = 5``; ``\\text{Min} = 2, \\text{Max} = 7``) against a

@@ -22,7 +22,11 @@ DECISION_CASES = {
                 ("", r"\frac{1}{2}", r"1\frac{1}{2}", False)],
     "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True)],
     "interval_notation": [("", "(2, 5]", r"\{x \mid 2 < x \le 5\}", True), ("", "(2, 5]", "2 < x < 5", False)],
-    "tuples": [("", "(1, 2)", "(1, 2)", True), ("", "(1, 2)", "(2, 1)", False)],
+    "tuples": [("", "(1, 2)", "(1, 2)", True), ("", "(1, 2)", "(2, 1)", False),
+               # each element under the numbers' digits rule
+               ("", r"(\frac{1}{3}, \sqrt{3})", "(0.333, 1.732)", True),
+               ("", r"(\frac{1}{3}, \sqrt{3})", "(0.33, 1.732)", False),
+               ("Give the exact coordinates.", r"(\frac{1}{3}, \sqrt{3})", "(0.333, 1.732)", False)],
     "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False)],
 }
 
