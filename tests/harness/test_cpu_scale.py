@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -42,9 +43,16 @@ def test_cooper_hole_pipeline_runs_shortened(tmp_path, data_root):
     env = {**os.environ, "OUT": str(tmp_path / "out"), "DOCS": str(tmp_path / "docs"), "STEPS": "2", "SEEDS": "0",
            "SMALL": "1", "HARNESS_STORE": str(tmp_path / "runs.sqlite"),
            "PILOT_SETTINGS": "negatives=group,learning_rate=2e-4"}
-    done = subprocess.run(["bash", str(REPO / "experiments" / "cooper_regime" / "run_hole.sh")], env=env,
-                          capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr[-4000:]
+    # in a session of its own: on a timeout the whole pipeline goes (a training run it started included)
+    process = subprocess.Popen(["bash", str(REPO / "experiments" / "cooper_regime" / "run_hole.sh")], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, stderr = process.communicate(timeout=1800)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, stderr = process.communicate()
+        pytest.fail("the shortened pipeline took more than 30 minutes: " + stderr[-2000:])
+    assert process.returncode == 0, stderr[-4000:]
     pilot = json.loads((tmp_path / "out" / "pilot.json").read_text())
     assert {"P1", "P2", "P3", "static", "cooper"} <= set(pilot)
     store = RunStore(tmp_path / "runs.sqlite")
