@@ -82,8 +82,9 @@ def _score_streaming(
     if missing:
         raise RuntimeError(f"{type(reward).__name__}.score_each gave no score for {len(missing)} of {len(items)} "
                            f"items (the first: item {missing[0]})")
-    check_scores(items, [r[0] for r in results if r is not None], type(reward).__name__)
-    return [r for r in results if r is not None]
+    scored = [r for r in results if r is not None]  # all of them: none is missing
+    check_scores(items, [score for score, _ in scored], type(reward).__name__)
+    return scored
 
 
 def evaluate_reward(

@@ -27,7 +27,7 @@ from rewards.math.normalization import normalize_answer
 from rewards.math.numeric import Number, evaluate, exact_number, numeric_tuple, same_value, split_top_level
 from rewards.math.quantities import angle, asks_for_percent, fixed_unit, split_percent
 
-_WORD = re.compile(r"[A-Za-z]{2,}")
+WORD = re.compile(r"[A-Za-z]{2,}")  # a word: two letters or more
 
 
 def _in_question_order(parts: list[tuple[str, str, str]], question: str) -> list[tuple[str, str, str]]:
@@ -142,7 +142,7 @@ def last_math_segment(answer: str) -> str | None:
     if last is None:
         return None
     outside = answer[-2000:][: last.start()] + answer[-2000:][last.end() :]
-    if not _WORD.search(outside):
+    if not WORD.search(outside):
         return None
     return next(g for g in last.groups() if g is not None).strip()
 
@@ -238,7 +238,7 @@ def _number_in_prose(question: str, gold: str, pred: str) -> Score | None:
     """A sentence around one number ("Mary will be left with 58 potted plants") against a numeric
     reference: that number is the answer, as math-verify would read it, without its parse. Sentences with
     several numbers, operators, LaTeX or percentages are left to math-verify."""
-    if len(pred) > 300 or not _WORD.search(pred) or _NOT_PLAIN_PROSE.search(pred):
+    if len(pred) > 300 or not WORD.search(pred) or _NOT_PLAIN_PROSE.search(pred):
         return None
     numbers = _PROSE_NUMBER.findall(pred)
     if len(numbers) != 1:

@@ -43,7 +43,7 @@ from rewards.contract import (
 )
 from rewards.inputs import clean_completion
 from rewards.math.choices import question_options, split_letter
-from rewards.math.decision import decide_exactly, number_of, same_text
+from rewards.math.decision import WORD, decide_exactly, number_of, same_text
 from rewards.math.extraction import (
     after_thinking,
     choice_letter,
@@ -69,18 +69,15 @@ _DELIMITED = re.compile(r"\$|\\\[|\\\(|\\boxed")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 # Environment names and \text{...} units are LaTeX, not prose: "\frac{270}{7}\text{ degrees}".
 _NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
-_WORD = re.compile(r"[A-Za-z]{2,}")
-
 
 
 def as_math_input(answer: str) -> str:
     """How an extracted answer is handed to math-verify's ``parse``: as it is when it has its own math
     delimiters or reads as prose (``83 packages``), wrapped in ``$...$`` when it is bare math
     (``10\\sqrt3``, ``x \\leq 5``, ``(3,2)``), which math-verify would otherwise read as plain text."""
-    if _DELIMITED.search(answer) or _WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", answer))):
+    if _DELIMITED.search(answer) or WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", answer))):
         return answer
     return f"${answer}$"
-
 
 
 def reference_answer(reference: str) -> str:
@@ -94,9 +91,6 @@ def reference_answer(reference: str) -> str:
         return ", ".join(dict.fromkeys(boxed))
     final = gsm8k_final(reference)
     return reference.strip() if final is None else final
-
-
-
 
 
 class _NeedsSymbolic(Exception):

@@ -31,6 +31,7 @@ from rewards.math.numeric import (
 )
 
 _MAX_NODES = 400
+_TIMED_OUT = object()  # what _under_alarm returns when math-verify's alarm fires
 _MAX_LITERAL_BITS = 20_000
 _MAX_EVALF_EXPONENT = 1_000
 _MAX_EVALF_FACTORIAL = 1_000
@@ -171,20 +172,16 @@ class SymbolicComparer:
         number = sympy_number(expr)
         if number is not None or not evaluation_is_bounded(expr):
             return number, False
-        from math_verify.utils import timeout
-
         try:
-            result = timeout(timeout_seconds=self.timeout_s)(expr.evalf)(30)
+            result = self._under_alarm(expr.evalf, 30)
+            if result is _TIMED_OUT:
+                return None, False
             if isinstance(result, sp.Float) and result._prec <= 1:
                 # evalf found no significant digit: the value is zero to its working accuracy (tan(pi) prints as
                 # -0.e-152). Read as a float it would be a tiny number of either sign, never equal to 0.
                 return approx_number(0.0), False
             value = complex(result)
         except (TypeError, ValueError, ArithmeticError, RecursionError):
-            return None, False
-        except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
-            if type(exc).__name__ != "TimeoutException":
-                raise
             return None, False
         if value.imag != 0 or not math.isfinite(value.real):
             return None, False
@@ -195,13 +192,18 @@ class SymbolicComparer:
         an :class:`~rewards.math.identities.IdentityVerdict`, or None when it cannot say in time."""
         if not gold_parsed or not pred_parsed:
             return None
-        from math_verify.utils import timeout
-
         from rewards.math.identities import same_function
 
+        verdict = self._under_alarm(same_function, gold_parsed[0], pred_parsed[0])
+        return None if verdict is _TIMED_OUT else verdict
+
+    def _under_alarm(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` under math-verify's alarm, or ``_TIMED_OUT`` when it fires (math-verify's
+        ``TimeoutException`` is a BaseException: no ``except Exception`` around it would stop it)."""
+        from math_verify.errors import TimeoutException
+        from math_verify.utils import timeout
+
         try:
-            return timeout(timeout_seconds=self.timeout_s)(same_function)(gold_parsed[0], pred_parsed[0])
-        except BaseException as exc:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
-            if type(exc).__name__ != "TimeoutException":
-                raise
-            return None
+            return timeout(timeout_seconds=self.timeout_s)(fn)(*args)
+        except TimeoutException:
+            return _TIMED_OUT
