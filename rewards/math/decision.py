@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from rewards.contract import REASON_MISMATCH, REASON_VERIFIED, REASON_WRONG_FORM, Score
 from rewards.math.extraction import (
+    WORD,
     canonical_latex,
     labelled_parts,
     normalize_text,
@@ -26,8 +27,6 @@ from rewards.math.intervals import interval_set, same_set
 from rewards.math.normalization import normalize_answer
 from rewards.math.numeric import Number, evaluate, exact_number, numeric_tuple, same_value, split_top_level
 from rewards.math.quantities import angle, asks_for_percent, fixed_unit, split_percent
-
-WORD = re.compile(r"[A-Za-z]{2,}")  # a word: two letters or more
 
 
 def _in_question_order(parts: list[tuple[str, str, str]], question: str) -> list[tuple[str, str, str]]:

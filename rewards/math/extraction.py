@@ -15,10 +15,22 @@ from fractions import Fraction
 from harness.core.answers import box_spans
 from rewards.math.numeric import split_top_level
 
+WORD = re.compile(r"[A-Za-z]{2,}")  # a word: two letters or more
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+# Environment names and \text{...} units are LaTeX, not prose: "\frac{270}{7}\text{ degrees}".
+_NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
+
+
+def reads_as_prose(s: str) -> bool:
+    r"""True when ``s`` has a word (two letters or more) outside LaTeX commands, environment names and
+    ``\text{}``: ``83 packages`` is prose, ``\frac{e^2-1}{2} + \frac{\pi}{4}`` and ``x \leq 5`` are not."""
+    return WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", s))) is not None
+
 
 @dataclass(frozen=True)
 class Extraction:
-    """An extracted final answer and the rule that found it (``boxed``, ``gsm8k``, ``answer_is``, ``tail``).
+    """An extracted final answer and the rule that found it (``boxed``, ``gsm8k``, ``answer_is``, ``tail``,
+    ``bare``).
 
     ``alternatives`` holds another boxed answer offered beside it as a choice ("either \\boxed{3} or
     \\boxed{4}", see :func:`hedged_alternative`); a grader accepts the answer only if every alternative is right.
@@ -98,11 +110,14 @@ def after_thinking(completion: str) -> str:
     return completion if cut < 0 else completion[cut + len("</think>") :]
 
 
-def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Extraction | None:
+def extract_final_answer(
+    completion: str, *, short_answer_chars: int = 40, bare_answer_chars: int = 400
+) -> Extraction | None:
     """The completion's final answer, or None when no anchored answer is found.
 
     Order: last ``\\boxed{}``; GSM8K's ``#### n``; the last "answer is ..." / "Answer: ..." phrase; a short
-    text (at most ``short_answer_chars``) left after ``</think>`` or as the whole completion.
+    text (at most ``short_answer_chars``) left after ``</think>`` or as the whole completion; a longer one
+    (at most ``bare_answer_chars``) when it is one line of bare math (see :func:`bare_answer`).
     """
     text = after_thinking(completion)
     spans = box_spans(text, _MAX_CONJOINED)
@@ -133,7 +148,20 @@ def extract_final_answer(completion: str, *, short_answer_chars: int = 40) -> Ex
     tail = text.strip()
     if tail and len(tail) <= short_answer_chars:
         return Extraction(_clean(tail), "tail", (), len(text))
+    if len(tail) <= bare_answer_chars and bare_answer(tail):
+        return Extraction(_clean(tail), "bare", (), len(text))
     return None
+
+
+_MATH_SIGN = re.compile(r"\d|\\[A-Za-z]+|[=^_]")
+
+
+def bare_answer(text: str) -> bool:
+    """True when ``text`` is one line of math and nothing else: a final answer given bare, with no box and no
+    "the answer is" (TinyV's HardVerify-Math, arXiv 2505.14625: ``\\frac{e^2-1}{2} + \\frac{\\pi}{4} - \\frac{1}{3}``).
+    Read from its end, such a text would be misread as its last term; it is read whole. A line with a word
+    in it is prose and a derivation spans lines: both keep the unanchored reading of their end."""
+    return "\n" not in text and _MATH_SIGN.search(text) is not None and not reads_as_prose(text)
 
 
 _MAX_CONJOINED = 8

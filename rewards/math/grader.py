@@ -43,12 +43,13 @@ from rewards.contract import (
 )
 from rewards.inputs import clean_completion
 from rewards.math.choices import question_options, split_letter
-from rewards.math.decision import WORD, decide_exactly, number_of, same_text
+from rewards.math.decision import decide_exactly, number_of, same_text
 from rewards.math.extraction import (
     after_thinking,
     choice_letter,
     extract_final_answer,
     normalize_text,
+    reads_as_prose,
 )
 from rewards.math.normalization import in_reference_variable, normalize_answer
 from rewards.math.numeric import same_value
@@ -66,16 +67,13 @@ from rewards.math.rejection import (
 
 _MAX_ANSWER_CHARS = 200
 _DELIMITED = re.compile(r"\$|\\\[|\\\(|\\boxed")
-_COMMAND = re.compile(r"\\[A-Za-z]+")
-# Environment names and \text{...} units are LaTeX, not prose: "\frac{270}{7}\text{ degrees}".
-_NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
 
 
 def as_math_input(answer: str) -> str:
     """How an extracted answer is handed to math-verify's ``parse``: as it is when it has its own math
     delimiters or reads as prose (``83 packages``), wrapped in ``$...$`` when it is bare math
     (``10\\sqrt3``, ``x \\leq 5``, ``(3,2)``), which math-verify would otherwise read as plain text."""
-    if _DELIMITED.search(answer) or WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", answer))):
+    if _DELIMITED.search(answer) or reads_as_prose(answer):
         return answer
     return f"${answer}$"
 
@@ -108,6 +106,7 @@ class GradingConfig:
     math_verify_timeout: int = 3
     fallback_chars: int = 200
     short_answer_chars: int = 40
+    bare_answer_chars: int = 400
     gold_cache_size: int = 4096
     verdict_cache_size: int = 4096
 
@@ -162,7 +161,9 @@ class MathGrader:
         gold = normalize_answer(reference_answer(clean_completion(reference)))
         completion = clean_completion(completion)
         text = after_thinking(completion)
-        extraction = extract_final_answer(completion, short_answer_chars=cfg.short_answer_chars)
+        extraction = extract_final_answer(
+            completion, short_answer_chars=cfg.short_answer_chars, bare_answer_chars=cfg.bare_answer_chars
+        )
         pred = normalize_answer(extraction.text) if extraction else None
         answered = Answered(question, gold, text, extraction, pred, pred)
         rejected = first_rejection(COMPLETION_REJECTIONS, answered)

@@ -20,6 +20,12 @@ from rewards.math.extraction import choice_letter, extract_final_answer, normali
         ("The correct answer is (B). It fits.", "(B)", "answer_is"),
         ("long reasoning\n</think>\n\nK", "K", "tail"),
         ("<think>The answer is 3</think>\nThe answer is 4", "4", "answer_is"),
+        # a bare final answer longer than a short tail, read whole rather than as its last term
+        (r"\frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}", r"\frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}", "bare"),
+        (r"\frac{\sqrt{3}}{2} + \frac{1}{2}\ln\left(2+\sqrt{3}\right)",
+         r"\frac{\sqrt{3}}{2} + \frac{1}{2}\ln\left(2+\sqrt{3}\right)", "bare"),
+        (r"x = \frac{-3 \pm \sqrt{5}}{2} \text{ for } y \neq 0", r"x = \frac{-3 \pm \sqrt{5}}{2} \text{ for } y \neq 0",
+         "bare"),
     ],
 )
 def test_extraction_table(completion, text, rule):
@@ -29,6 +35,23 @@ def test_extraction_table(completion, text, rule):
 
 def test_no_anchor_in_long_text_is_none():
     assert extract_final_answer("I am not sure what to do here, let me think about it more " * 5) is None
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        # prose, however mathematical its end: read from its end, not whole
+        r"Adding the two parts gives \frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}",
+        # a derivation over several lines
+        "x^2 - 5x + 6 = 0 \\implies (x - 2)(x - 3) = 0\n x = 2 \\text{ or } x = 3, \\text{ so } x \\in \\{2, 3\\}",
+        # no math in it, and a line too long to be an answer
+        "-" * 60,
+        r"\frac{1}{2} + " * 40 + "1",
+    ],
+)
+def test_a_bare_answer_is_one_line_of_math_and_nothing_else(completion):
+    found = extract_final_answer(completion)
+    assert found is None or found.rule != "bare"
 
 
 def test_unbalanced_and_huge_inputs_are_linear():
