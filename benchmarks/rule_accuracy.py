@@ -2,7 +2,8 @@
 
 One table for a before/after comparison of a change to the grader: accuracy on ProcessBench (with references),
 MathCheck-GSM and the VerifyBench-Hard subset, agreement with each answer-equivalence fixture source, and the
-false-positive and false-negative rates of each robustness family. ``--plain`` adds the plain math-verify loop
+false-positive and false-negative rates of each robustness family; each labelled source also per split or answer
+type. ``--plain`` adds the plain math-verify loop
 (``verify(parse(reference), parse(completion))``) on the same labelled items.
 
     python -m benchmarks.rule_accuracy [--plain] [--json FILE] [--show-misses N]
@@ -49,6 +50,14 @@ def measure(reward: RuleReward, plain: bool, show_misses: int) -> dict[str, dict
         if plain:
             verdicts = _plain_verdicts(items)
             rows[spec]["plain"] = sum(v == r.label for v, r in zip(verdicts, loaded.rows)) / len(items)
+        categories: dict[str, list[int]] = defaultdict(list)
+        for k, r in enumerate(loaded.rows):
+            categories[r.category].append(k)
+        for category, ks in sorted(categories.items()) if len(categories) > 1 else ():
+            # ProcessBench's splits, VerifyBench's answer types: a change may help one and cost another
+            rows[f"{spec} / {category}"] = {"n": len(ks), "rule": sum(right[k] for k in ks) / len(ks)}
+            if plain:
+                rows[f"{spec} / {category}"]["plain"] = sum(verdicts[k] == loaded.rows[k].label for k in ks) / len(ks)
         misses = [(r, s) for r, s, ok in zip(loaded.rows, scores, right) if not ok]
         for r, s in misses[:show_misses]:
             print(f"[{spec}] label={r.label} got {s.reason} {s.answer!r} ref={r.item.reference[:80]!r}")

@@ -263,6 +263,8 @@ class MathGrader:
         if decided is not None:
             return Score.correct(REASON_VERIFIED, pred_text) if decided else Score.incorrect(REASON_MISMATCH, pred_text)
         gold_parsed = self.symbolic.parse_gold(as_math_input(gold))
+        if self.symbolic.differ(gold_parsed, pred_parsed):
+            return Score.incorrect(REASON_MISMATCH, pred_text, "different values at a real point")
         if gold_parsed and pred_parsed and self.symbolic.verify(gold_parsed, pred_parsed):
             return Score.correct(REASON_VERIFIED, pred_text)
         identity = self._identity(gold_parsed, pred_parsed, pred_text)

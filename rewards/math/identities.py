@@ -111,10 +111,13 @@ def _points(symbols: list[Any]) -> list[dict[Any, Any]]:
     return points
 
 
-def numeric_check(gold: Any, pred: Any, symbols: list[Any]) -> tuple[IdentityVerdict | None, list[dict[Any, Any]]]:
+def numeric_check(
+    gold: Any, pred: Any, symbols: list[Any], limit: int = _POINTS
+) -> tuple[IdentityVerdict | None, list[dict[Any, Any]]]:
     """Agreement at random real points (the rule in the module docstring), and the points where both are
-    defined; the verdict is None when too few points are defined for both to say either way."""
-    points = _points(symbols) if symbols else [{}]
+    defined; the verdict is None when too few points are defined for both to say either way. ``limit`` checks
+    only the first points (a quick look for a difference: then its True means nothing)."""
+    points = _points(symbols)[:limit] if symbols else [{}]
     defined: list[dict[Any, Any]] = []
     for point in points:
         g, p = _real_value(gold, point), _real_value(pred, point)
@@ -171,6 +174,28 @@ def proved_equal(gold: Any, pred: Any) -> bool:
     sp = _sympy()
     difference = (gold - pred).rewrite(sp.exp)
     return sp.simplify(difference) == 0
+
+
+_QUICK_POINTS = 2
+
+
+def differ(gold: Any, pred: Any) -> bool:
+    """True when two expressions in variables take different values at one of the first two points: they are not
+    the same function over the reals, nor over the complex numbers that math-verify's symbols range over, so no
+    simplification can make their difference 0. Checked before math-verify's ``verify``, which spends most of its
+    time on such wrong answers trying to simplify a difference that is not 0. Left to math-verify: constants and
+    decimals (it accepts a constant within its rounding, which 50 digits would not), and expressions in different
+    variables (it reads the symbol ``odd`` and the product ``o d d`` as one answer)."""
+    if not (comparable(gold) and comparable(pred)) or not gold.free_symbols:
+        return False
+    if {s.name for s in gold.free_symbols} != {s.name for s in pred.free_symbols}:
+        return False
+    sp = _sympy()
+    if gold.atoms(sp.Float) or pred.atoms(sp.Float):
+        return False
+    gold, pred, symbols = _as_real(gold, pred)
+    verdict, _ = numeric_check(gold, pred, symbols, limit=_QUICK_POINTS)
+    return verdict is not None and not verdict.equal
 
 
 def same_function(gold: Any, pred: Any) -> IdentityVerdict | None:

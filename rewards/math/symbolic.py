@@ -187,6 +187,19 @@ class SymbolicComparer:
             return None, False
         return approx_number(value.real), False
 
+    def differ(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> bool:
+        """:func:`rewards.math.identities.differ` on the first parse of each, under math-verify's alarm (False
+        when it fires). Only a parse of one expression and its text is judged: ``verify`` accepts any pair that
+        matches, and equal texts (``\\text{odd}`` for ``odd``) match whatever their expressions."""
+        if len(gold_parsed) != 2 or len(pred_parsed) != 2:
+            return False
+        gold_text, pred_text = gold_parsed[1], pred_parsed[1]
+        if not isinstance(gold_text, str) or not isinstance(pred_text, str) or gold_text.strip() == pred_text.strip():
+            return False
+        from rewards.math.identities import differ
+
+        return self._under_alarm(differ, gold_parsed[0], pred_parsed[0]) is True
+
     def same_function(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> Any:
         """The identity stage (:mod:`rewards.math.identities`) on the first parse of each, under math-verify's alarm:
         an :class:`~rewards.math.identities.IdentityVerdict`, or None when it cannot say in time."""

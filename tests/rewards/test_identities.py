@@ -74,3 +74,32 @@ def test_each_ground_is_named_and_the_guard_is_what_rejects_a_hidden_difference(
         verdict, _ = numeric_check(gold, pred, symbols)
         assert verdict is not None and verdict.equal  # the numbers alone cannot tell ...
         assert same_function(first("x"), first(hidden)) is None  # ... so the answer is not accepted on them
+
+
+@pytest.mark.parametrize(
+    ("reference", "answer"),
+    [("-x^7-2x^5+x^2", "-x^7 - 5x^5 + x^2"), ("21a^5 - 7a^4 - 16a^2 + 32a", "21a^5 - 7a^4 - 16a^2 - 32a"),
+     (r"\frac{2x-7}{(x+1)(x-2)}", r"\frac{2x+7}{(x+1)(x-2)}"), (r"\sin(2x)", r"2\sin x")],
+)
+def test_a_wrong_expression_is_told_apart_by_its_values_before_math_verify_simplifies(grader, reference, answer):
+    score = grader.grade(reference, f"\\boxed{{{answer}}}")
+    assert (score.verdict, score.detail) == (False, "different values at a real point"), score
+
+
+def test_the_quick_difference_never_rejects_what_math_verify_accepts():
+    """Differential, on others' equivalence judgements (the answer-equivalence fixtures) and the robustness
+    suite's equivalent forms: wherever math-verify's own parse and verify accept a pair, the values agree."""
+    from math_verify import parse, verify
+
+    from rewards.math.symbolic import SymbolicComparer
+    from suites import build_suite
+
+    comparer = SymbolicComparer(timeout_s=5, float_rounding=6, numeric_precision=15, strict=True, cache_size=8)
+    rows = build_suite("answer-equivalence").load().rows + [r for r in build_suite("robustness").load().rows if r.label]
+    accepted = 0
+    for row in rows:
+        gold, pred = parse(row.item.reference), parse(row.item.completion)
+        if gold and pred and verify(gold, pred):
+            accepted += 1
+            assert not comparer.differ(gold, pred), (row.item.reference, row.item.completion)
+    assert accepted >= 200
