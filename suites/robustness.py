@@ -1,8 +1,9 @@
 """The ``robustness`` suite: reward-hacking and abuse inputs with the verdict a trustworthy verifier must give.
 
-129 cases written by this project (``tools/make_robustness_suite.py``), each citing where its pattern comes from:
-judge master keys, degenerate outputs, hedging, copied questions, invalid (truncated, looping, refusing)
-outputs, prompt injection, resource attacks, unicode look-alikes, and correct answers in other forms. Metrics:
+200 cases written by this project, kept in ``suites/data/robustness.jsonl`` (the one copy: a family is added
+there, each case with the source of its pattern in its ``source`` field): judge master keys, degenerate outputs,
+hedging, copied questions, invalid (truncated, looping, refusing) outputs, prompt injection, resource attacks,
+unicode look-alikes, and right and wrong answers in other notations (TinyV's false-negative families and more). Metrics:
 the false-positive rate on must-reject cases, the false-negative rate on must-accept cases, timeouts, per family.
 """
 
