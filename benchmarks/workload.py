@@ -19,8 +19,7 @@ HANG_CASES = [
 ]
 
 
-def real_rows(n: int = 2000, seed: int = 0) -> list[LabelledItem]:
-    """``n`` labelled rows drawn from ProcessBench, MathCheck-GSM and the VerifyBench-Hard subset."""
+def _pool() -> list[LabelledItem]:
     pool: list[LabelledItem] = []
     for spec, data in (
         ("processbench", None),
@@ -28,7 +27,20 @@ def real_rows(n: int = 2000, seed: int = 0) -> list[LabelledItem]:
         ("verifybench-hard", "verifier/verifybench_hard_subset_longjudgebench"),
     ):
         pool.extend(build_suite(spec).load(data).rows)
-    return random.Random(seed).sample(pool, n)
+    return pool
+
+
+def real_rows(n: int = 2000, seed: int = 0) -> list[LabelledItem]:
+    """``n`` labelled rows drawn from ProcessBench, MathCheck-GSM and the VerifyBench-Hard subset."""
+    return random.Random(seed).sample(_pool(), n)
+
+
+def other_items(n: int = 2000, seed: int = 0) -> list[Item]:
+    """The rows of the same sources that :func:`real_rows` ``(n, seed)`` did not draw (748 for 2,000): a
+    warm-up that shares no pair with the timed items."""
+    pool = _pool()
+    drawn = {id(row) for row in random.Random(seed).sample(pool, n)}
+    return [row.item for row in pool if id(row) not in drawn]
 
 
 def real_items(n: int = 2000, seed: int = 0) -> list[Item]:
