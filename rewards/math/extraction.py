@@ -165,8 +165,13 @@ def bare_answer(text: str) -> bool:
 
 
 _MAX_CONJOINED = 8
-# What may stand between boxes that together make one answer: "and", a comma, a semicolon, "&", a LaTeX space.
-_CONNECTIVE = re.compile(r"(?:,|;|&|\\quad|\\qquad|\\text\s*\{\s*and\s*\}|,?\s*and)?", re.I)
+# What may stand between boxes that together make one answer: "and", a comma, a semicolon or "&", with or
+# without LaTeX spaces around it ("\boxed{(2, 2)} \quad \text{and} \quad \boxed{(6, 2)}").
+_MAX_CONNECTIVE_CHARS = 60
+_LATEX_SPACE = r"(?:\s|\\q?quad\b|\\[,;:! ]|~)*"
+_CONNECTIVE = re.compile(
+    rf"{_LATEX_SPACE}(?:,|;|&|\\text\s*\{{\s*and\s*\}}|,?\s*and)?{_LATEX_SPACE}", re.I
+)
 
 
 def conjoined_boxes(text: str, spans: list[tuple[int, int, str]]) -> str:
@@ -178,7 +183,8 @@ def conjoined_boxes(text: str, spans: list[tuple[int, int, str]]) -> str:
     parts = [spans[0][2].strip()]
     for (start, _, _), (_, end, contents) in zip(spans, spans[1:]):
         between = text[end:start].replace("$", "").strip()
-        if end > start or not _CONNECTIVE.fullmatch(between) or not contents.strip():  # nested, or apart
+        if (end > start or len(between) > _MAX_CONNECTIVE_CHARS or not _CONNECTIVE.fullmatch(between)
+                or not contents.strip()):  # nested, or apart (the length first: the pattern backtracks on spaces)
             break
         parts.append(contents.strip())
     return ", ".join(reversed(parts))
@@ -358,8 +364,9 @@ def normalize_text(answer: str) -> str:
     return s
 
 
-# One labelled part of an answer: a name (a word, a letter with an index, or \text{...}) set equal to a value.
-_LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A-Za-z][\w ]*?)\s*\})|([A-Za-z]+)(_\{?\w+\}?)?)"
+# One labelled part of an answer: a name (a word, a letter with an index, \text{...}, or a LaTeX operator name such
+# as \min) set equal to a value.
+_LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A-Za-z][\w ]*?)\s*\})|\\?([A-Za-z]+)(_\{?\w+\}?)?)"
                        r"\s*=\s*(?!=)(.+?)\s*")
 
 

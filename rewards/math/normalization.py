@@ -149,15 +149,24 @@ def normalize_answer(answer: str) -> str:
 
 # A function defined by a formula in one variable: "g(x) = 3x - 1", "f(t)=t^2+1".
 _DEFINITION = re.compile(r"\s*([A-Za-z])\s*\(\s*([A-Za-z])\s*\)\s*=\s*(.+)", re.S)
+# y given explicitly by a formula without y in it: the graph of a function of one variable.
+_GRAPH = re.compile(r"\s*y\s*=\s*(?!=)((?:(?![=<>]|\\[lg]e|(?<![A-Za-z\\])y(?![A-Za-z])).)+)", re.S)
 
 
 def in_reference_variable(reference: str, answer: str) -> str:
     """``answer`` with its function's variable renamed to the reference's when both define the same function by
     a formula (``g(t) = 3t - 1`` for ``g(x) = 3x - 1`` becomes ``g(x) = 3x - 1``): the name of a bound variable is
-    not part of the answer. Only a lone letter is renamed, never one inside a command (``\\sqrt``, ``\\tan``) or
+    not part of the answer. A function's graph ``y = 2x + 3`` against ``f(x) = 2x + 3`` (either way round) is
+    written in the reference's form, as its bare formula already compares (lighteval's is_equiv tests). Only a lone letter is renamed, never one inside a command (``\\sqrt``, ``\\tan``) or
     a word; an answer that already uses the reference's letter elsewhere is left as it is (renaming would
     merge two variables)."""
     gold, pred = _DEFINITION.fullmatch(reference), _DEFINITION.fullmatch(answer)
+    if gold is not None and pred is None:  # y = 2x + 3 for f(x) = 2x + 3: the function's graph, named otherwise
+        graph = _GRAPH.fullmatch(answer)
+        return answer if graph is None else f"{gold.group(1)}({gold.group(2)}) = {graph.group(1)}"
+    if gold is None and pred is not None:  # and f(x) = 2x + 3 for y = 2x + 3
+        graph = _GRAPH.fullmatch(reference)
+        return answer if graph is None else f"y = {pred.group(3)}"
     if gold is None or pred is None or gold.group(1) != pred.group(1) or gold.group(2) == pred.group(2):
         return answer
     old, new = pred.group(2), gold.group(2)

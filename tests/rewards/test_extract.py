@@ -20,6 +20,10 @@ from rewards.math.extraction import choice_letter, extract_final_answer, normali
         ("The correct answer is (B). It fits.", "(B)", "answer_is"),
         ("long reasoning\n</think>\n\nK", "K", "tail"),
         ("<think>The answer is 3</think>\nThe answer is 4", "4", "answer_is"),
+        # boxes that together make one answer, joined by "and" between LaTeX spaces
+        (r"so \boxed{(2, 2)} \quad \text{and} \quad \boxed{(6, 2)}", "(2, 2), (6, 2)", "boxed"),
+        (r"\boxed{k = 45} \quad \text{and} \quad \boxed{n = 2}", "k = 45, n = 2", "boxed"),
+        (r"\boxed{1} \quad \text{so} \quad \boxed{2}", "2", "boxed"),
         # a bare final answer longer than a short tail, read whole rather than as its last term
         (r"\frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}", r"\frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}", "bare"),
         (r"\frac{\sqrt{3}}{2} + \frac{1}{2}\ln\left(2+\sqrt{3}\right)",
@@ -59,6 +63,7 @@ def test_unbalanced_and_huge_inputs_are_linear():
     deep = "\\boxed{" + "{" * 50_000 + "1" + "}" * 50_000 + "}"
     assert boxed_answers(deep)[0].startswith("{{{")
     assert extract_final_answer("x" * 1_000_000 + " The answer is 3") is not None
+    assert extract_final_answer("\\boxed{1}" + " " * 1_000_000 + "x\\boxed{2}").text == "2"
 
 
 @pytest.mark.parametrize(

@@ -148,6 +148,14 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         ("", "g(x) = 3x - 1", "\\boxed{g(t) = 3t - 1}", True, "verified"),
         ("", "f(x) = \\sqrt{x} + 1", "\\boxed{f(t) = \\sqrt{t} + 1}", True, "verified"),
         ("", "f(x) = x + 1", "\\boxed{f(t) = t + x}", False, "mismatch"),
+        # a function's graph y = ... for its definition f(x) = ..., either way round, as the bare formula already is
+        ("", "f(x) = 2x + 3", "\\boxed{y = 2x + 3}", True, "verified"),
+        ("", "y = 2x + 3", "\\boxed{f(x) = 2x + 3}", True, "verified"),
+        ("", "f(x) = 2x + 3", "\\boxed{y = 2x + 3y}", False, "mismatch"),
+        ("", "f(x) = 2x + 3", "\\boxed{y \\le 2x + 3}", False, "mismatch"),
+        # boxes joined by "and" between LaTeX spaces
+        ("", "(2, 2), (6, 2)", "\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}", True, "verified"),
+        ("", "(2, 2), (6, 2)", "\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 3)}", False, "mismatch"),
         # labelled parts in the reference's order, or the question's; a set of solutions in any order
         ("", "3, 5", "\\boxed{p = 3, q = 5}", True, "verified"),
         ("", "3, 5", "\\boxed{p = 5, q = 3}", False, "mismatch"),

@@ -13,7 +13,10 @@ from rewards.math.rejection import ANSWER_REJECTIONS, COMPLETION_REJECTIONS, Ans
 DECISION_CASES = {
     "identical_forms": [("", r"\frac{1}{2}", r"\frac{1}{2}", True), ("", "x^2+1", "x^2 + 1", True)],
     "labelled_parts": [("Find p and q.", "3, 5", "p = 3, q = 5", True),
-                       ("Find p and q.", "3, 5", "p = 3, q = 6", False)],
+                       ("Find p and q.", "3, 5", "p = 3, q = 6", False),
+                       # labels that are LaTeX operator names, in the question's order
+                       ("Find the minimum and the maximum.", "2, 7", r"\max = 7, \min = 2", True),
+                       ("Find the minimum and the maximum.", "2, 7", r"\max = 2, \min = 7", False)],
     "percent": [("What percent of 8 is 2?", r"25\%", "0.25", False), ("", r"25\%", "25", True)],
     "angle_units": [("", r"90^\circ", r"\frac{\pi}{2}", True), ("", r"90^\circ", r"\frac{\pi}{3}", False)],
     "numbers": [("", "0.0032", "3.2e-3", True), ("", "2^{64}", "2^{64}+1", False),
