@@ -108,15 +108,20 @@ def _terminates(value: Number) -> bool:
 
 
 def _rounds_to(decimal: Number, unit: Fraction, value: Number) -> bool | None:
-    """Whether a decimal whose last digit is worth ``unit`` is ``value`` rounded or cut there: within one unit
-    of its last digit. None when floats cannot resolve the digits."""
+    """Whether a decimal whose last digit is worth ``unit`` is ``value`` rounded there (within half a unit) or
+    cut there (toward zero, less than a unit short): 1.414 and 1.4142 for sqrt 2, 0.6666 and 0.6667 for 2/3,
+    never 1.415, which is within a unit but is neither. None when floats cannot resolve the digits."""
     if decimal.exact is not None and value.exact is not None:
-        return abs(decimal.exact - value.exact) < unit
+        d, v, u = decimal.exact, value.exact, unit
+        return abs(d - v) * 2 <= u or 0 <= (v - d if v >= 0 else d - v) < u
     if value.is_huge or decimal.is_huge or value.unreliable or not value.is_finite:
         return None
     if float(unit) < 1e-13 * max(1.0, abs(value.approx)):
         return None
-    return abs(decimal.approx - value.approx) < float(unit) * (1 - 1e-9)
+    d, v, u = decimal.approx, value.approx, float(unit)
+    slack = 1e-9 * u  # the float's own error, far below a digit
+    short = v - d if v >= 0 else d - v
+    return abs(d - v) <= u / 2 + slack or -slack <= short < u - slack
 
 
 def number_of(answer: str) -> Number | None:
@@ -287,6 +292,27 @@ def _tuples(question: str, gold: str, pred: str) -> Score | None:
     return None
 
 
+_MAX_LIST = 12
+
+
+def _number_lists(question: str, gold: str, pred: str) -> Score | None:
+    """A bare list of numbers (all the solutions, in any order) against one of as many: right when its elements
+    can be paired with the reference's, each pair equal under :func:`_numbers`' rules (``1/3, 1.732, 3.1416``
+    for ``\\frac13, \\sqrt3, \\pi``, lighteval's is_equiv tests). Only decides for: a list it cannot pair is
+    left to math-verify's set comparison."""
+    gold_parts, pred_parts = split_top_level(gold), split_top_level(pred)
+    if (gold_parts is None or pred_parts is None or not 2 <= len(gold_parts) <= _MAX_LIST
+            or len(pred_parts) != len(gold_parts)):
+        return None
+    unpaired = [g.strip() for g in gold_parts]
+    for element in (p.strip() for p in pred_parts):
+        match = next((g for g in unpaired if (v := _numbers(question, g, element)) is not None and v.verdict), None)
+        if match is None:
+            return None
+        unpaired.remove(match)
+    return Score.correct(REASON_VERIFIED)
+
+
 def _elements(bracketed: str) -> list[str]:
     """The element texts of a tuple :func:`~rewards.math.numeric.numeric_tuple` has read."""
     s = bracketed.strip().strip("$").strip().replace("\\left", "").replace("\\right", "").strip()
@@ -360,6 +386,7 @@ DECISIONS: tuple[Rule, ...] = (
     Rule("number_in_prose", "GSM8K-style answers: one number in a sentence", _number_in_prose),
     Rule("interval_notation", "Math-Verify's interval tests; set-builder notation (TinyV)", _solution_sets),
     Rule("tuples", "points, tuples and intervals with numeric elements, in order", _tuples),
+    Rule("number_lists", "lighteval's is_equiv tests: a list of numbers in any order, digits given", _number_lists),
     Rule("words", "string answers (VerifyBench's String type)", _words),
 )
 

@@ -22,7 +22,10 @@ DECISION_CASES = {
     "numbers": [("", "0.0032", "3.2e-3", True), ("", "2^{64}", "2^{64}+1", False),
                 # mixed numbers, as word problems write them
                 ("", "1 1/2", "1.5", True), ("", r"\frac{3}{2}", r"1\frac{1}{2}", True),
-                ("", r"\frac{1}{2}", r"1\frac{1}{2}", False)],
+                ("", r"\frac{1}{2}", r"1\frac{1}{2}", False),
+                # a decimal is the value rounded or cut at its last digit, not anything within a unit of it
+                ("", r"\sqrt{2}", "1.4142", True), ("", r"\frac{2}{3}", "0.6666", True),
+                ("", r"\sqrt{2}", "1.415", False), ("", r"\pi", "3.15", False), ("", r"-\frac{2}{3}", "-0.665", False)],
     "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True)],
     "interval_notation": [("", "(2, 5]", r"\{x \mid 2 < x \le 5\}", True), ("", "(2, 5]", "2 < x < 5", False)],
     "tuples": [("", "(1, 2)", "(1, 2)", True), ("", "(1, 2)", "(2, 1)", False),
@@ -30,6 +33,10 @@ DECISION_CASES = {
                ("", r"(\frac{1}{3}, \sqrt{3})", "(0.333, 1.732)", True),
                ("", r"(\frac{1}{3}, \sqrt{3})", "(0.33, 1.732)", False),
                ("Give the exact coordinates.", r"(\frac{1}{3}, \sqrt{3})", "(0.333, 1.732)", False)],
+    "number_lists": [("", r"\frac13, \sqrt3, \pi", "1/3, 1.732, 3.1416", True),
+                     ("", "-2, 3", "3, -2", True),
+                     ("Give the exact solutions.", r"\frac13, \sqrt3", "0.333, 1.732", None),
+                     ("", r"\frac13, \sqrt3", "0.33, 1.732", None), ("", "1, 2, 3", "1, 2", None)],
     "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False)],
 }
 
