@@ -14,8 +14,9 @@ closed:
 3. Decision (:mod:`rewards.math.decision`): exact rules that decide without sympy, each a named, cited entry of
    ``DECISIONS`` (identical forms, labelled parts, percentages, angles, numbers, solution sets, tuples, words),
    after option letters and option texts (:mod:`rewards.math.choices`).
-4. The rest goes to math-verify (:mod:`rewards.math.symbolic`), with every numeric evaluation bounded; what it
-   does not match is compared as a real function (:mod:`rewards.math.identities`: identities, exact values).
+4. The rest goes to math-verify (:mod:`rewards.math.symbolic`), with every numeric evaluation bounded, after a
+   quick look for different values at two real points (:func:`rewards.math.identities.differ`); what it does not
+   match is compared as a real function (:mod:`rewards.math.identities`: identities, exact values).
 
 Steps 1-3 are pure, bounded string and rational arithmetic: :meth:`MathGrader.decide` runs them in any process
 and thread and says None when step 4 is needed. :meth:`MathGrader.grade` runs all four, and belongs in a worker
