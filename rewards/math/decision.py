@@ -298,7 +298,7 @@ _MAX_LIST = 12
 def _number_lists(question: str, gold: str, pred: str) -> Score | None:
     """A bare list of numbers (all the solutions, in any order) against one of as many: right when its elements
     can be paired with the reference's, each pair equal under :func:`_numbers`' rules (``1/3, 1.732, 3.1416``
-    for ``\\frac13, \\sqrt3, \\pi``, lighteval's is_equiv tests). Only decides for: a list it cannot pair is
+    for ``\\frac13, \\sqrt3, \\pi``, MARIO_EVAL's is_equiv tests). Only decides for: a list it cannot pair is
     left to math-verify's set comparison."""
     gold_parts, pred_parts = split_top_level(gold), split_top_level(pred)
     if (gold_parts is None or pred_parts is None or not 2 <= len(gold_parts) <= _MAX_LIST
@@ -386,7 +386,7 @@ DECISIONS: tuple[Rule, ...] = (
     Rule("number_in_prose", "GSM8K-style answers: one number in a sentence", _number_in_prose),
     Rule("interval_notation", "Math-Verify's interval tests; set-builder notation (TinyV)", _solution_sets),
     Rule("tuples", "points, tuples and intervals with numeric elements, in order", _tuples),
-    Rule("number_lists", "lighteval's is_equiv tests: a list of numbers in any order, digits given", _number_lists),
+    Rule("number_lists", "MARIO_EVAL's is_equiv tests: a list of numbers in any order, digits given", _number_lists),
     Rule("words", "string answers (VerifyBench's String type)", _words),
 )
 

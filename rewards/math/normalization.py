@@ -157,7 +157,7 @@ def in_reference_variable(reference: str, answer: str) -> str:
     """``answer`` with its function's variable renamed to the reference's when both define the same function by
     a formula (``g(t) = 3t - 1`` for ``g(x) = 3x - 1`` becomes ``g(x) = 3x - 1``): the name of a bound variable is
     not part of the answer. A function's graph ``y = 2x + 3`` against ``f(x) = 2x + 3`` (either way round) is
-    written in the reference's form, as its bare formula already compares (lighteval's is_equiv tests). Only a lone letter is renamed, never one inside a command (``\\sqrt``, ``\\tan``) or
+    written in the reference's form, as its bare formula already compares (MARIO_EVAL's is_equiv tests). Only a lone letter is renamed, never one inside a command (``\\sqrt``, ``\\tan``) or
     a word; an answer that already uses the reference's letter elsewhere is left as it is (renaming would
     merge two variables)."""
     gold, pred = _DEFINITION.fullmatch(reference), _DEFINITION.fullmatch(answer)
