@@ -52,7 +52,7 @@ from rewards.math.extraction import (
     normalize_text,
     reads_as_prose,
 )
-from rewards.math.normalization import in_reference_variable, normalize_answer
+from rewards.math.normalization import imaginary_unit, in_reference_variable, normalize_answer
 from rewards.math.numeric import same_value
 from rewards.math.rejection import (
     ANSWER_REJECTIONS,
@@ -181,7 +181,7 @@ class MathGrader:
         if pred is None:
             if question and is_question_text(question, text):
                 return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")
-            return self._grade_unanchored(gold, text, symbolic)
+            return self._grade_unanchored(gold, text, symbolic, imaginary_unit(question, gold))
         assert extraction is not None
         answer = pred
         named = split_letter(pred)
@@ -203,7 +203,8 @@ class MathGrader:
             raise _NeedsSymbolic
         # A boxed answer is LaTeX; an "answer is ..." phrase or a bare tail may be prose ("83 packages"), which
         # math-verify's own extraction reads better than a LaTeX parse of the whole phrase (see as_math_input).
-        return self._symbolic_verdict(gold, f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred), pred)
+        math_input = f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred)
+        return self._symbolic_verdict(gold, math_input, pred, imaginary_unit(question, gold))
 
     def _grade_choice(self, letter: str, pred: str | None, options: dict[str, str]) -> Score:
         """A lettered reference: the completion names the same option by its letter, or by its text alone."""
@@ -216,7 +217,7 @@ class MathGrader:
             return Score.incorrect(REASON_NO_ANSWER, pred)
         return Score.correct("choice", got) if got == letter else Score.incorrect(REASON_MISMATCH, got)
 
-    def _grade_unanchored(self, gold: str, text: str, symbolic: bool) -> Score:
+    def _grade_unanchored(self, gold: str, text: str, symbolic: bool, imaginary: bool) -> Score:
         """No anchored answer: math-verify reads the last expression of the tail, if the tail is prose or math
         that ends with it (not code, not gibberish, not a sentence that runs on past its last number)."""
         if self.config.fallback_chars <= 0:
@@ -234,36 +235,42 @@ class MathGrader:
                 return Score.incorrect(REASON_NO_ANSWER, detail="cut off mid-sentence without an answer")
         if not symbolic:
             raise _NeedsSymbolic
-        return self._symbolic_verdict(gold, tail, None)
+        return self._symbolic_verdict(gold, tail, None, imaginary)
 
-    def _symbolic_verdict(self, gold: str, math_input: str, pred_text: str | None) -> Score:
+    def _symbolic_verdict(self, gold: str, math_input: str, pred_text: str | None, imaginary: bool) -> Score:
         """Step 4 for one (reference, answer) pair, once per process: the rollouts of a prompt that give the same
         answer (GRPO samples 16 a prompt) cost one parse and one comparison. ``pred_text`` None: an unanchored
-        tail, whose answer is what math-verify reads last in it."""
-        key = (gold, math_input, pred_text)
+        tail, whose answer is what math-verify reads last in it. ``imaginary``: the letter i is the imaginary unit
+        (:func:`~rewards.math.normalization.imaginary_unit`)."""
+        key = (gold, math_input, pred_text, imaginary)
         cached = self._verdicts.get(key)
         if cached is not None:
             self._verdicts.move_to_end(key)
             return cached
-        parsed = self.symbolic.parse(math_input)
+        parsed = self._parsed(math_input, imaginary, gold=False)
         if pred_text is not None:
-            score = self._compare(gold, parsed, pred_text)
+            score = self._compare(gold, parsed, pred_text, imaginary)
         else:
-            score = self._compare(gold, parsed, str(parsed[-1])) if parsed else Score.incorrect(REASON_NO_ANSWER)
+            score = (self._compare(gold, parsed, str(parsed[-1]), imaginary) if parsed
+                     else Score.incorrect(REASON_NO_ANSWER))
         self._verdicts[key] = score
         if len(self._verdicts) > self.config.verdict_cache_size:
             self._verdicts.popitem(last=False)
         return score
 
-    def _compare(self, gold: str, pred_parsed: list[Any], pred_text: str) -> Score:
+    def _parsed(self, text: str, imaginary: bool, gold: bool) -> list[Any]:
+        parsed = self.symbolic.parse_gold(text) if gold else self.symbolic.parse(text)
+        return self.symbolic.with_imaginary_unit(parsed) if imaginary else parsed
+
+    def _compare(self, gold: str, pred_parsed: list[Any], pred_text: str, imaginary: bool) -> Score:
         """Step 4: a numeric reference against the prediction's bounded value, else math-verify's verify, then
         the identity stage."""
-        decided = self._against_number(gold, pred_parsed, pred_text)
+        decided = self._against_number(gold, pred_parsed, pred_text, imaginary)
         if isinstance(decided, Score):
             return decided
         if decided is not None:
             return Score.correct(REASON_VERIFIED, pred_text) if decided else Score.incorrect(REASON_MISMATCH, pred_text)
-        gold_parsed = self.symbolic.parse_gold(as_math_input(gold))
+        gold_parsed = self._parsed(as_math_input(gold), imaginary, gold=True)
         if self.symbolic.differ(gold_parsed, pred_parsed):
             return Score.incorrect(REASON_MISMATCH, pred_text, "different values at a real point")
         if gold_parsed and pred_parsed and self.symbolic.verify(gold_parsed, pred_parsed):
@@ -284,7 +291,7 @@ class MathGrader:
             return Score.correct(REASON_VERIFIED, pred_text, f"the same real function ({identity.ground})")
         return None
 
-    def _against_number(self, gold: str, pred_parsed: list[Any], pred_text: str) -> bool | Score | None:
+    def _against_number(self, gold: str, pred_parsed: list[Any], pred_text: str, imaginary: bool) -> bool | Score | None:
         """For a numeric reference: decide from the parsed prediction's value, skipping math-verify's symbolic
         checks. An expression in variables equals a number only as an identity (``sec^2 x - tan^2 x`` for 1),
         which the identity stage decides at once: its numbers reject a wrong expression at the first point,
@@ -297,7 +304,7 @@ class MathGrader:
             return None
         value, has_symbols = self.symbolic.value(pred_parsed)
         if has_symbols:
-            identity = self._identity(self.symbolic.parse_gold(as_math_input(gold)), pred_parsed, pred_text)
+            identity = self._identity(self._parsed(as_math_input(gold), imaginary, gold=True), pred_parsed, pred_text)
             return identity if identity is not None else False
         if value is None:
             return None

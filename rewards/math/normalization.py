@@ -174,3 +174,23 @@ def in_reference_variable(reference: str, answer: str) -> str:
     if re.search(rf"(?<![A-Za-z\\]){new}(?![A-Za-z])", pred.group(3)):
         return answer
     return f"{pred.group(1)}({new}) = {lone.sub(new, pred.group(3))}"
+
+
+_COMPLEX_QUESTION = re.compile(r"(?i)\bcomplex\b|\bimaginary\b|\bi\s*\^\s*\{?\s*2\s*\}?\s*=\s*-\s*1")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+_LETTER = re.compile(r"[A-Za-z]")
+# i as an index or a variable, not a number: a subscript, a bound of a sum or product, i = 1, a power of i (a
+# complex number is written with its powers of i worked out)
+_INDEX = re.compile(r"_\s*\{?\s*i\b|\\(?:sum|prod)|(?<![A-Za-z])i\s*(?:=|\^)")
+
+
+def imaginary_unit(question: str, reference: str) -> bool:
+    """Whether the letter ``i`` is the imaginary unit in this item's answers: when the question speaks of complex
+    or imaginary numbers (or says i^2 = -1), or when ``i`` is the reference's only letter, to the first power and
+    no index (``1+2i``, ``3i, -3i``, ``\\frac{i}{5}``; not ``a_i``, ``\\sum_{i=1}^n i`` or ``i^2 + 1``). Then
+    ``i(2-i)`` is ``1+2i`` (MARIO_EVAL's is_equiv tests); otherwise ``i`` is a variable like any other letter."""
+    if _COMPLEX_QUESTION.search(question):
+        return True
+    letters = set(_LETTER.findall(_LATEX_COMMAND.sub(" ", reference)))
+    return letters == {"i"} and _INDEX.search(reference) is None
+

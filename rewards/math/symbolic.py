@@ -187,6 +187,19 @@ class SymbolicComparer:
             return None, False
         return approx_number(value.real), False
 
+    @staticmethod
+    def with_imaginary_unit(parsed: list[Any]) -> list[Any]:
+        """A parse with the symbol ``i`` replaced by sympy's imaginary unit (its text kept): math-verify's parser
+        reads only a capital ``I`` so."""
+        sp = _sympy()
+        out = []
+        for item in parsed:
+            if isinstance(item, sp.Basic):
+                unit = {s: sp.I for s in item.free_symbols if isinstance(s, sp.Symbol) and s.name == "i"}
+                item = item.xreplace(unit) if unit else item
+            out.append(item)
+        return out
+
     def differ(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> bool:
         """:func:`rewards.math.identities.differ` on the first parse of each, under math-verify's alarm (False
         when it fires). Only a parse of one expression and its text is judged: ``verify`` accepts any pair that

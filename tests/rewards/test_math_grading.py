@@ -153,6 +153,13 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         ("", "y = 2x + 3", "\\boxed{f(x) = 2x + 3}", True, "verified"),
         ("", "f(x) = 2x + 3", "\\boxed{y = 2x + 3y}", False, "mismatch"),
         ("", "f(x) = 2x + 3", "\\boxed{y \\le 2x + 3}", False, "mismatch"),
+        # i is the imaginary unit where the question speaks of complex numbers or the reference is one
+        ("", "1+2i", "\\boxed{i(2-i)}", True, "verified"),
+        ("", "2i", "\\boxed{(1+i)^2}", True, "verified"),
+        ("", "1+2i", "\\boxed{1-2i}", False, "mismatch"),
+        ("Compute i^2, where i is the imaginary unit.", "-1", "\\boxed{i^2}", True, "verified"),
+        ("", "-1", "\\boxed{i^2}", False, "mismatch"),
+        ("The i-th term of a sequence is i^2 + 1. Give it.", "i^2 + 1", "\\boxed{0}", False, "mismatch"),
         # boxes joined by "and" between LaTeX spaces
         ("", "(2, 2), (6, 2)", "\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}", True, "verified"),
         ("", "(2, 2), (6, 2)", "\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 3)}", False, "mismatch"),
