@@ -160,8 +160,13 @@ def bare_answer(text: str) -> bool:
     """True when ``text`` is one line of math and nothing else: a final answer given bare, with no box and no
     "the answer is" (TinyV's HardVerify-Math, arXiv 2505.14625: ``\\frac{e^2-1}{2} + \\frac{\\pi}{4} - \\frac{1}{3}``).
     Read from its end, such a text would be misread as its last term; it is read whole. A line with a word
-    in it is prose and a derivation spans lines: both keep the unanchored reading of their end."""
-    return "\n" not in text and _MATH_SIGN.search(text) is not None and not reads_as_prose(text)
+    in it is prose, and a derivation spans lines or is a list of computations (``3 \\times 4 = 12, 12 + 5 = 17``,
+    not ``p = 3, q = 5``): each keeps the unanchored reading of its end."""
+    if "\n" in text or _MATH_SIGN.search(text) is None or reads_as_prose(text):
+        return False
+    parts = split_top_level(text.replace(";", ","))
+    computations = parts is not None and len(parts) > 1 and any("=" in part for part in parts)
+    return not computations or labelled_parts(text.replace(";", ",")) is not None
 
 
 _MAX_CONJOINED = 8
@@ -370,10 +375,13 @@ _LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A
                        r"\s*=\s*(?!=)(.+?)\s*")
 
 
+_SPACING = re.compile(r"\\q?quad\b|\\[,;:! ]|~")  # LaTeX spaces: "p = 3, \quad q = 5"
+
+
 def labelled_parts(answer: str) -> list[tuple[str, str, str]] | None:
     """``p = 3, q = 5`` as [(base, label, value), ...]: the label's letters without an index (``x`` for ``x_1``),
     the label, the value. None unless the answer is two or more labelled parts separated by top-level commas."""
-    pieces = split_top_level(answer) if len(answer) <= 500 else None
+    pieces = split_top_level(_SPACING.sub(" ", answer)) if len(answer) <= 500 else None
     if pieces is None or len(pieces) < 2:
         return None
     out = []

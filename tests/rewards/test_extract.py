@@ -28,6 +28,8 @@ from rewards.math.extraction import choice_letter, extract_final_answer, normali
         (r"\frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}", r"\frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}", "bare"),
         (r"\frac{\sqrt{3}}{2} + \frac{1}{2}\ln\left(2+\sqrt{3}\right)",
          r"\frac{\sqrt{3}}{2} + \frac{1}{2}\ln\left(2+\sqrt{3}\right)", "bare"),
+        (r"p = \frac{1 + \sqrt{5}}{2}, \quad q = \frac{1 - \sqrt{5}}{2}, \quad r = 1",
+         r"p = \frac{1 + \sqrt{5}}{2}, \quad q = \frac{1 - \sqrt{5}}{2}, \quad r = 1", "bare"),
         (r"x = \frac{-3 \pm \sqrt{5}}{2} \text{ for } y \neq 0", r"x = \frac{-3 \pm \sqrt{5}}{2} \text{ for } y \neq 0",
          "bare"),
     ],
@@ -48,6 +50,9 @@ def test_no_anchor_in_long_text_is_none():
         r"Adding the two parts gives \frac{e^2-1}{2} + \frac{\pi}{4} - \frac{1}{3}",
         # a derivation over several lines
         "x^2 - 5x + 6 = 0 \\implies (x - 2)(x - 3) = 0\n x = 2 \\text{ or } x = 3, \\text{ so } x \\in \\{2, 3\\}",
+        # a list of computations on one line: its last result is the answer, read from its end
+        r"3 \times 4 = 12, 12 + 5 = 17, 17 \times 2 = 34",
+        r"3 \times 4 = 12; 12 + 5 = 17; 17 \times 2 = 34",
         # no math in it, and a line too long to be an answer
         "-" * 60,
         r"\frac{1}{2} + " * 40 + "1",
