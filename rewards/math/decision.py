@@ -238,6 +238,57 @@ def _numbers(question: str, gold: str, pred: str) -> Score | None:
         return None
     return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
 
+_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
+_SENTENCE_BREAK = re.compile(r"[.!?](?=\s)|\n")
+_NOT_A_VALUE = re.compile(r"\\(?:approx|le|ge|leq|geq|neq|ne|pm|mp|cdots|ldots|dots)\b|[<>]")
+_MAX_TAIL = 1000
+_DIGIT = re.compile(r"\d")
+
+
+def unanchored_number(tail: str) -> str | None:
+    """The number math-verify reads last in an unanchored tail, when it is plain to see without its parse: the
+    tail's last math is either a number in a last sentence of prose with no other number, operator or LaTeX
+    (``... So, the family will eat 63 eggs in a week.``), or a last ``$...$``/``\\(...\\)``/``\\[...\\]`` alone in
+    its sentence, with no digit after it, whose content is a number or ends ``= number`` (``\\(x = 128\\)``:
+    math-verify compares an equation's last right-hand side with a reference that is not one). None otherwise:
+    the worker's math-verify reads it."""
+    if len(tail) > _MAX_TAIL:
+        return None
+    segments = [(m.start(), m.end(), next(g for g in m.groups() if g is not None)) for m in _SEGMENT.finditer(tail)]
+    masked = list(tail)
+    for start, end, _ in segments:
+        masked[start:end] = " " * (end - start)
+    numbers = [(m.start(), m.end(), m.group()) for m in _PROSE_NUMBER.finditer("".join(masked))]
+    last_segment = segments[-1] if segments else None
+    if numbers and (last_segment is None or numbers[-1][1] > last_segment[1]):
+        start = max((m.end() for m in _SENTENCE_BREAK.finditer(tail, 0, numbers[-1][0])), default=0)
+        sentence = tail[start:]
+        if _NOT_PLAIN_PROSE.search(sentence) or len(_PROSE_NUMBER.findall(sentence)) != 1:
+            return None
+        return numbers[-1][2]
+    if last_segment is None:
+        return None
+    start = max((m.end() for m in _SENTENCE_BREAK.finditer(tail, 0, last_segment[0])), default=0)
+    if any(s >= start for s, _, _ in segments[:-1]) or any(s >= start for s, _, _ in numbers):
+        return None
+    after = tail[last_segment[1]:]
+    content = last_segment[2].strip()
+    if _DIGIT.search(after) or "\\" in after or "$" in after or _NOT_A_VALUE.search(content):
+        return None
+    value = content.split("=")[-1].strip()
+    return value if value and number_of(value) is not None else None
+
+
+def decide_unanchored(question: str, gold: str, tail: str) -> Score | None:
+    """A numeric reference against :func:`unanchored_number` of a tail, by the numbers' rules; None when either
+    is not a plain number or the rules cannot say."""
+    if number_of(gold) is None:
+        return None
+    number = unanchored_number(tail)
+    decided = _numbers(question, gold, number) if number is not None else None
+    return None if decided is None else Score(decided.value, decided.verdict, decided.reason, number, decided.detail)
+
+
 def _number_in_prose(question: str, gold: str, pred: str) -> Score | None:
     """A sentence around one number ("Mary will be left with 58 potted plants") against a numeric
     reference: that number is the answer, as math-verify would read it, without its parse. Sentences with

@@ -44,7 +44,7 @@ from rewards.contract import (
 )
 from rewards.inputs import clean_completion
 from rewards.math.choices import question_options, split_letter
-from rewards.math.decision import decide_exactly, number_of, same_text
+from rewards.math.decision import decide_exactly, decide_unanchored, number_of, same_text
 from rewards.math.extraction import (
     after_thinking,
     choice_letter,
@@ -181,7 +181,7 @@ class MathGrader:
         if pred is None:
             if question and is_question_text(question, text):
                 return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")
-            return self._grade_unanchored(gold, text, symbolic, imaginary_unit(question, gold))
+            return self._grade_unanchored(question, gold, text, symbolic, imaginary_unit(question, gold))
         assert extraction is not None
         answer = pred
         named = split_letter(pred)
@@ -217,9 +217,10 @@ class MathGrader:
             return Score.incorrect(REASON_NO_ANSWER, pred)
         return Score.correct("choice", got) if got == letter else Score.incorrect(REASON_MISMATCH, got)
 
-    def _grade_unanchored(self, gold: str, text: str, symbolic: bool, imaginary: bool) -> Score:
+    def _grade_unanchored(self, question: str, gold: str, text: str, symbolic: bool, imaginary: bool) -> Score:
         """No anchored answer: math-verify reads the last expression of the tail, if the tail is prose or math
-        that ends with it (not code, not gibberish, not a sentence that runs on past its last number)."""
+        that ends with it (not code, not gibberish, not a sentence that runs on past its last number). A plain
+        last number against a numeric reference is decided here, by the numbers' rules (:func:`decide_unanchored`)."""
         if self.config.fallback_chars <= 0:
             return Score.incorrect(REASON_NO_ANSWER)
         tail = normalize_answer(without_list_markers(text[-self.config.fallback_chars :]))
@@ -233,6 +234,9 @@ class MathGrader:
                 pass
             if last is None or len(tail) - last.end() > _UNANCHORED_TRAIL:
                 return Score.incorrect(REASON_NO_ANSWER, detail="cut off mid-sentence without an answer")
+        decided = decide_unanchored(question, gold, tail)
+        if decided is not None:
+            return decided
         if not symbolic:
             raise _NeedsSymbolic
         return self._symbolic_verdict(gold, tail, None, imaginary)
