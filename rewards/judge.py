@@ -121,13 +121,15 @@ class JudgeReward(ClosesOnExit):
         max_completion_chars: int = 8000,
         dtype: str = "",
         gpu_memory_utilization: float = 0.0,
+        max_model_len: int = 0,
     ) -> None:
         # dtype (local backends only; empty: the backend's auto choice) pins a judge's numbers across machines;
         # gpu_memory_utilization (vllm only; 0: vLLM's default) is the share of memory vLLM reserves, of the machine's
-        # memory on its CPU build
+        # memory on its CPU build; max_model_len (vllm only; 0: the model's own) caps the context vLLM reserves a KV
+        # cache for: a judge reads one prompt and a short verdict, not the model's full 8k or 128k
         self.generator: Any = generator_from_options(
             backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype,
-            gpu_memory_utilization=gpu_memory_utilization or None,
+            gpu_memory_utilization=gpu_memory_utilization or None, max_model_len=max_model_len or None,
         )
         self.mode = mode
         self.threshold = threshold

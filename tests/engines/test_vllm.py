@@ -178,7 +178,7 @@ def test_the_judge_and_greedy_generation_through_vllm_equal_transformers(smollm2
 
     expected_scores, expected_texts, expected_outputs = transformers_judgments
     judge = build_reward(f"judge:model={smollm2_dir},backend=vllm,max_tokens=32,mode=probability,dtype=float32,"
-                         f"gpu_memory_utilization={MEMORY}")
+                         f"gpu_memory_utilization={MEMORY},max_model_len=4096")
     scores = judge.score(_short(real_items))
     texts = [c[0].text for c in judge.generator.generate(PROMPTS, SamplingParams(max_tokens=24, temperature=0.0))]
     gap = _assert_same_outputs(_judge_outputs(judge, real_items), expected_outputs)

@@ -115,3 +115,13 @@ def test_an_unparsed_judgment_is_an_abstention_and_each_consumer_gets_its_number
     assert response_body([score])["rewards"] == [0.0]  # OpenRLHF needs a float
     metrics = {m.name: m.value for m in verifier_metrics([True], [score], ["A"])}
     assert metrics["abstain_rate"] == 1.0 and metrics["accuracy"] == 0.0
+
+
+@pytest.mark.parametrize("option", ["max_model_len=2048", "gpu_memory_utilization=0.2", "base_url=http://x"])
+def test_an_option_the_judges_backend_does_not_take_is_an_error_that_names_it(option):
+    from harness.core.spec import SpecError
+    from rewards import build_reward
+
+    name = option.split("=")[0]
+    with pytest.raises(SpecError, match=rf"'transformers' generation backend takes no {name}"):
+        build_reward(f"judge:model=any,backend=transformers,{option}")
