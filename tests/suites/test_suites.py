@@ -89,9 +89,17 @@ def test_generic_jsonl_errors_name_the_field_and_the_fix(tmp_path):
         build_suite("jsonl").load()
 
 
-def test_hub_source_without_datasets_or_network_fails_clearly():
+def test_hub_source_without_datasets_or_network_fails_clearly(monkeypatch):
+    """The hub unreachable, as offline mode makes it at once (a network that does not answer makes
+    ``datasets`` retry for 20 s and then fail the same way)."""
+    import sys
+
     from harness.core.optional import MissingDependencyError
 
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for module, name in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE")):
+        if module in sys.modules:  # read when imported: an earlier test may have imported it already
+            monkeypatch.setattr(sys.modules[module], name, True)
     try:
         build_suite("verifybench").load()
     except MissingDependencyError as exc:
