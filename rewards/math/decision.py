@@ -238,6 +238,7 @@ def _numbers(question: str, gold: str, pred: str) -> Score | None:
         return None
     return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
 
+
 _SEGMENT = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
 _SENTENCE_BREAK = re.compile(r"[.!?](?=\s)|\n")
 _NOT_A_VALUE = re.compile(r"\\(?:approx|le|ge|leq|geq|neq|ne|pm|mp|cdots|ldots|dots)\b|[<>]")
@@ -357,11 +358,16 @@ def _number_lists(question: str, gold: str, pred: str) -> Score | None:
         return None
     unpaired = [g.strip() for g in gold_parts]
     for element in (p.strip() for p in pred_parts):
-        match = next((g for g in unpaired if (v := _numbers(question, g, element)) is not None and v.verdict), None)
+        match = next((g for g in unpaired if _equal_numbers(question, g, element)), None)
         if match is None:
             return None
         unpaired.remove(match)
     return Score.correct(REASON_VERIFIED)
+
+
+def _equal_numbers(question: str, gold: str, pred: str) -> bool:
+    decided = _numbers(question, gold, pred)
+    return decided is not None and decided.verdict is True
 
 
 def _elements(bracketed: str) -> list[str]:
