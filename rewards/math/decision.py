@@ -239,11 +239,9 @@ def _numbers(question: str, gold: str, pred: str) -> Score | None:
     return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
 
 
-_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
 _SENTENCE_BREAK = re.compile(r"[.!?](?=\s)|\n")
 _NOT_A_VALUE = re.compile(r"\\(?:approx|le|ge|leq|geq|neq|ne|pm|mp|cdots|ldots|dots)\b|[<>]")
 _MAX_TAIL = 1000
-_DIGIT = re.compile(r"\d")
 
 
 def unanchored_number(tail: str) -> str | None:
@@ -255,7 +253,7 @@ def unanchored_number(tail: str) -> str | None:
     the worker's math-verify reads it."""
     if len(tail) > _MAX_TAIL:
         return None
-    segments = [(m.start(), m.end(), next(g for g in m.groups() if g is not None)) for m in _SEGMENT.finditer(tail)]
+    segments = [(m.start(), m.end(), next(g for g in m.groups() if g is not None)) for m in _MATH_SEGMENT.finditer(tail)]
     masked = list(tail)
     for start, end, _ in segments:
         masked[start:end] = " " * (end - start)
@@ -274,7 +272,7 @@ def unanchored_number(tail: str) -> str | None:
         return None
     after = tail[last_segment[1]:]
     content = last_segment[2].strip()
-    if _DIGIT.search(after) or "\\" in after or "$" in after or _NOT_A_VALUE.search(content):
+    if re.search(r"\d", after) or "\\" in after or "$" in after or _NOT_A_VALUE.search(content):
         return None
     value = content.split("=")[-1].strip()
     return value if value and number_of(value) is not None else None

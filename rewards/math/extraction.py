@@ -164,19 +164,19 @@ def bare_answer(text: str) -> bool:
     not ``p = 3, q = 5``): each keeps the unanchored reading of its end."""
     if "\n" in text or _MATH_SIGN.search(text) is None or reads_as_prose(text):
         return False
-    parts = split_top_level(text.replace(";", ","))
+    listed = text.replace(";", ",")
+    parts = split_top_level(listed)
     computations = parts is not None and len(parts) > 1 and any("=" in part for part in parts)
-    return not computations or labelled_parts(text.replace(";", ",")) is not None
+    return not computations or labelled_parts(listed) is not None
 
 
 _MAX_CONJOINED = 8
 # What may stand between boxes that together make one answer: "and", a comma, a semicolon or "&", with or
 # without LaTeX spaces around it ("\boxed{(2, 2)} \quad \text{and} \quad \boxed{(6, 2)}").
 _MAX_CONNECTIVE_CHARS = 60
-_LATEX_SPACE = r"(?:\s|\\q?quad\b|\\[,;:! ]|~)*"
-_CONNECTIVE = re.compile(
-    rf"{_LATEX_SPACE}(?:,|;|&|\\text\s*\{{\s*and\s*\}}|,?\s*and)?{_LATEX_SPACE}", re.I
-)
+_LATEX_SPACE = r"\\q?quad\b|\\[,;:! ]|~"  # \quad, \qquad, \, \; \: \! "\ " and ~
+_SPACES = rf"(?:\s|{_LATEX_SPACE})*"
+_CONNECTIVE = re.compile(rf"{_SPACES}(?:,|;|&|\\text\s*\{{\s*and\s*\}}|,?\s*and)?{_SPACES}", re.I)
 
 
 def conjoined_boxes(text: str, spans: list[tuple[int, int, str]]) -> str:
@@ -375,7 +375,7 @@ _LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A
                        r"\s*=\s*(?!=)(.+?)\s*")
 
 
-_SPACING = re.compile(r"\\q?quad\b|\\[,;:! ]|~")  # LaTeX spaces: "p = 3, \quad q = 5"
+_SPACING = re.compile(_LATEX_SPACE)  # "p = 3, \quad q = 5"
 
 
 def labelled_parts(answer: str) -> list[tuple[str, str, str]] | None:

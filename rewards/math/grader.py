@@ -181,7 +181,7 @@ class MathGrader:
         if pred is None:
             if question and is_question_text(question, text):
                 return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")
-            return self._grade_unanchored(question, gold, text, symbolic, imaginary_unit(question, gold))
+            return self._grade_unanchored(question, gold, text, symbolic)
         assert extraction is not None
         answer = pred
         named = split_letter(pred)
@@ -217,7 +217,7 @@ class MathGrader:
             return Score.incorrect(REASON_NO_ANSWER, pred)
         return Score.correct("choice", got) if got == letter else Score.incorrect(REASON_MISMATCH, got)
 
-    def _grade_unanchored(self, question: str, gold: str, text: str, symbolic: bool, imaginary: bool) -> Score:
+    def _grade_unanchored(self, question: str, gold: str, text: str, symbolic: bool) -> Score:
         """No anchored answer: math-verify reads the last expression of the tail, if the tail is prose or math
         that ends with it (not code, not gibberish, not a sentence that runs on past its last number). A plain
         last number against a numeric reference is decided here, by the numbers' rules (:func:`decide_unanchored`)."""
@@ -239,7 +239,7 @@ class MathGrader:
             return decided
         if not symbolic:
             raise _NeedsSymbolic
-        return self._symbolic_verdict(gold, tail, None, imaginary)
+        return self._symbolic_verdict(gold, tail, None, imaginary_unit(question, gold))
 
     def _symbolic_verdict(self, gold: str, math_input: str, pred_text: str | None, imaginary: bool) -> Score:
         """Step 4 for one (reference, answer) pair, once per process: the rollouts of a prompt that give the same
@@ -295,7 +295,9 @@ class MathGrader:
             return Score.correct(REASON_VERIFIED, pred_text, f"the same real function ({identity.ground})")
         return None
 
-    def _against_number(self, gold: str, pred_parsed: list[Any], pred_text: str, imaginary: bool) -> bool | Score | None:
+    def _against_number(
+        self, gold: str, pred_parsed: list[Any], pred_text: str, imaginary: bool
+    ) -> bool | Score | None:
         """For a numeric reference: decide from the parsed prediction's value, skipping math-verify's symbolic
         checks. An expression in variables equals a number only as an identity (``sec^2 x - tan^2 x`` for 1),
         which the identity stage decides at once: its numbers reject a wrong expression at the first point,

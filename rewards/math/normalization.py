@@ -156,10 +156,10 @@ _GRAPH = re.compile(r"\s*y\s*=\s*(?!=)((?:(?![=<>]|\\[lg]e|(?<![A-Za-z\\])y(?![A
 def in_reference_variable(reference: str, answer: str) -> str:
     """``answer`` with its function's variable renamed to the reference's when both define the same function by
     a formula (``g(t) = 3t - 1`` for ``g(x) = 3x - 1`` becomes ``g(x) = 3x - 1``): the name of a bound variable is
-    not part of the answer. A function's graph ``y = 2x + 3`` against ``f(x) = 2x + 3`` (either way round) is
-    written in the reference's form, as its bare formula already compares (MARIO_EVAL's is_equiv tests). Only a lone letter is renamed, never one inside a command (``\\sqrt``, ``\\tan``) or
+    not part of the answer. Only a lone letter is renamed, never one inside a command (``\\sqrt``, ``\\tan``) or
     a word; an answer that already uses the reference's letter elsewhere is left as it is (renaming would
-    merge two variables)."""
+    merge two variables). A function's graph ``y = 2x + 3`` against ``f(x) = 2x + 3`` (either way round) is
+    written in the reference's form, as its bare formula already compares (MARIO_EVAL's is_equiv tests)."""
     gold, pred = _DEFINITION.fullmatch(reference), _DEFINITION.fullmatch(answer)
     if gold is not None and pred is None:  # y = 2x + 3 for f(x) = 2x + 3: the function's graph, named otherwise
         graph = _GRAPH.fullmatch(answer)
@@ -193,4 +193,3 @@ def imaginary_unit(question: str, reference: str) -> bool:
         return True
     letters = set(_LETTER.findall(_LATEX_COMMAND.sub(" ", reference)))
     return letters == {"i"} and _INDEX.search(reference) is None
-
