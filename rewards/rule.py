@@ -10,6 +10,7 @@ from typing import Any
 
 from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
 from rewards.math.grader import GradingConfig, MathGrader
+from rewards.math.prediction import use_two_stage_prediction
 from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Task, describe
 
 _GRADER: MathGrader | None = None  # one per worker process, set by the pool initializer
@@ -23,6 +24,7 @@ def _init_grader(config: GradingConfig) -> None:
     global _GRADER
     # math-verify logs a warning per internal timeout; in a worker that is noise, the score records it.
     logging.getLogger("math_verify").setLevel(logging.ERROR)
+    use_two_stage_prediction()
     _GRADER = MathGrader(config)
 
 

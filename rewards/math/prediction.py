@@ -1,0 +1,71 @@
+"""Two-stage ANTLR prediction for latex2sympy's parser, the step where a worker spends most of its time.
+
+latex2sympy parses with ANTLR's full LL prediction. Its grammar is ambiguous enough that most decisions end in
+full-context prediction, which ANTLR does not cache: three quarters of a worker's time went to it. ANTLR's own
+remedy, documented with its ``PredictionMode.SLL``, is to parse first with SLL prediction, which is cached across
+parses, and a strategy that gives up at the first syntax error, and to parse again with full LL prediction only
+when that first stage fails. Its guarantee is what makes this safe: an SLL parse that succeeds returns the same
+tree that LL returns; where SLL is too weak it reports a syntax error, never another tree. latex2sympy's error
+listener raises at the first syntax error in either mode, so a parse here either succeeds with LL's tree or falls
+back to LL and meets the very error LL meets. A differential test (``tests/rewards/test_prediction.py``) holds
+this to math-verify's own results on real answers.
+
+SLL alone, without the fallback, is not the same parser: it rejects some inputs that LL reads, and math-verify
+then reads another candidate of the answer (one such change accepted a wrong polynomial).
+
+:func:`use_two_stage_prediction` is called by the rule reward's worker initializer, never at import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_INSTALLED_MARK = "_two_stage_prediction"
+
+
+def use_two_stage_prediction() -> None:
+    """Make every latex2sympy parse in this process try SLL prediction first (idempotent)."""
+    from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy
+
+    if getattr(_Latex2Sympy.create_parser, _INSTALLED_MARK, False):
+        return
+    create_ll_parser = _Latex2Sympy.create_parser
+
+    def create_parser(self: Any, latex_str: str) -> Any:
+        parser = create_ll_parser(self, latex_str)
+        parser.math = _two_stage(parser, parser.math)
+        return parser
+
+    setattr(create_parser, _INSTALLED_MARK, True)
+    _Latex2Sympy.create_parser = create_parser
+
+
+def _two_stage(parser: Any, parse_math: Any) -> Any:
+    from antlr4.atn.PredictionMode import PredictionMode
+
+    def math() -> Any:
+        # Lex the whole input first: a lexer error is final (the rule ``math`` ends in EOF, so an LL parse meets
+        # every token), and a lexer that failed inside the first stage would skip the bad character on the
+        # second.
+        parser.getTokenStream().fill()
+        parser._interp.predictionMode = PredictionMode.SLL
+        try:
+            return parse_math()
+        except Exception as exc:  # noqa: BLE001 - only syntax errors fall through to the second stage
+            if not _is_syntax_error(exc):
+                raise
+        parser.reset()
+        parser._interp.predictionMode = PredictionMode.LL
+        return parse_math()
+
+    return math
+
+
+def _is_syntax_error(exc: Exception) -> bool:
+    """ANTLR's own exceptions, or the plain ``Exception`` that latex2sympy's error listener raises for a syntax
+    error, or a recursion too deep (SLL's closure recurses differently from LL's: LL decides that input too).
+    Anything else (a memory error, math-verify's timeout, a bug) propagates from the first stage as it would
+    have from LL."""
+    from antlr4.error.Errors import IllegalStateException, RecognitionException
+
+    return type(exc) is Exception or isinstance(exc, (RecognitionException, IllegalStateException, RecursionError))

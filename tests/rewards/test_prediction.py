@@ -1,0 +1,96 @@
+"""Two-stage ANTLR prediction (SLL first, LL where SLL fails) gives latex2sympy's own results: held to plain LL
+on every distinct answer of the answer-equivalence fixtures, the VerifyBench-Hard subset (references and the
+last boxed answer of each completion) and MATH-500's answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.core.answers import boxed_answers
+
+pytest.importorskip("math_verify")
+
+from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy, latex2sympy  # noqa: E402
+
+from rewards.math import prediction  # noqa: E402
+
+
+@pytest.fixture
+def ll_parser(monkeypatch):
+    """latex2sympy as shipped (LL prediction); whatever a test installs is undone after it."""
+    monkeypatch.setattr(_Latex2Sympy, "create_parser", _Latex2Sympy.create_parser)
+
+
+def _outcome(text: str) -> str:
+    """The parse, or the kind of its failure (math-verify reads any ``Exception`` from latex2sympy as "no
+    parse"; the message, which says where the parser stopped, is not compared)."""
+    try:
+        return repr(latex2sympy(text))
+    except BaseException as exc:  # noqa: BLE001 - the failure is the outcome compared
+        return f"failed: {type(exc).__name__}"
+
+
+def _answers(data_root) -> list[str]:
+    texts: list[str] = []
+    for path in sorted((data_root / "verifier" / "answer_equivalence_fixtures").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts += [row.get("gold"), row.get("pred")]
+    for path in sorted((data_root / "verifier" / "verifybench_hard_subset_longjudgebench").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts += [row["answer"], *boxed_answers(row["completion"])[-1:]]
+    for line in (data_root / "math" / "math500" / "test.jsonl").read_text(encoding="utf-8").splitlines():
+        texts.append(json.loads(line)["answer"])
+    return list(dict.fromkeys(t for t in texts if isinstance(t, str) and t.strip()))
+
+
+# SLL alone rejects these (implicit products next to powers need LL's full context): the second stage reads them
+NEEDS_LL = ["5r^5", "x^3+3x-6", "y^2 = 8x", r"10\text{ cm}^2", r"\left[ \frac{\pi^2}{8}, \frac{5 \pi^2}{4} \right]"]
+# a character the lexer does not know: an error in both modes, not a parse of what the lexer skipped
+LEXER_ERRORS = [r"\15", r"\boxed{\15}", r"3 + \7"]
+SYNTAX_ERRORS = [r"\frac{1}{", "(1, 2", r"x^{"]
+
+
+@pytest.mark.parametrize("text", NEEDS_LL + LEXER_ERRORS + SYNTAX_ERRORS)
+def test_the_same_outcome_as_ll(ll_parser, text):
+    expected = _outcome(text)
+    prediction.use_two_stage_prediction()
+    assert _outcome(text) == expected
+
+
+def test_sll_alone_is_not_enough(ll_parser):
+    """The inputs above really need the second stage: SLL prediction by itself fails on each."""
+    from antlr4.atn.PredictionMode import PredictionMode
+
+    create_ll_parser = _Latex2Sympy.create_parser
+
+    def sll_only(self, latex_str):
+        parser = create_ll_parser(self, latex_str)
+        parser._interp.predictionMode = PredictionMode.SLL
+        return parser
+
+    _Latex2Sympy.create_parser = sll_only
+    assert all(_outcome(text) == "failed: Exception" for text in NEEDS_LL)
+
+
+def test_real_answers_parse_as_with_ll(ll_parser, data_root):
+    """Every third distinct real answer (about 400, of them about 50 that SLL alone rejects)."""
+    texts = _answers(data_root)[::3]
+    assert len(texts) > 300
+    expected = [_outcome(t) for t in texts]
+    prediction.use_two_stage_prediction()
+    got = [_outcome(t) for t in texts]
+    differ = [(t, e, g) for t, e, g in zip(texts, expected, got) if e != g]
+    assert not differ, differ[:5]
+
+
+def test_the_rule_reward_workers_use_it(ll_parser):
+    from rewards.math.grader import GradingConfig
+    from rewards.rule import _init_grader
+
+    assert not getattr(_Latex2Sympy.create_parser, "_two_stage_prediction", False)
+    _init_grader(GradingConfig())
+    assert getattr(_Latex2Sympy.create_parser, "_two_stage_prediction", False)
