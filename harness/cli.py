@@ -1,15 +1,26 @@
-"""The ``harness`` command: the group and every command of :mod:`harness.commands`, added in the order
-``harness --help`` lists them."""
+"""The ``harness`` command: the group and where each command of :mod:`harness.commands` lives; a command's module
+is imported only when that command runs (or ``harness --help`` lists them all)."""
 
-from harness.commands.catalog import ls_command, validate_command
 from harness.commands.common import main
-from harness.commands.evaluation import eval_command, label_command, probe_hacking_command
-from harness.commands.policy import eval_policy_command
-from harness.commands.runs import compare_command, plot_command, runs_command, show_command, tables_command
-from harness.commands.serving import serve_command
-from harness.commands.training import sft_command, train_command, train_rm_command
 
-for _command in (ls_command, validate_command, eval_command, probe_hacking_command, label_command, runs_command, show_command, compare_command, tables_command, plot_command, train_rm_command, train_command, sft_command, serve_command, eval_policy_command):
-    main.add_command(_command)
+_COMMANDS = {
+    "ls": "harness.commands.catalog:ls_command",
+    "validate": "harness.commands.catalog:validate_command",
+    "eval": "harness.commands.evaluation:eval_command",
+    "probe-hacking": "harness.commands.evaluation:probe_hacking_command",
+    "label": "harness.commands.evaluation:label_command",
+    "runs": "harness.commands.runs:runs_command",
+    "show": "harness.commands.runs:show_command",
+    "compare": "harness.commands.runs:compare_command",
+    "tables": "harness.commands.runs:tables_command",
+    "plot": "harness.commands.runs:plot_command",
+    "train-rm": "harness.commands.training:train_rm_command",
+    "train": "harness.commands.training:train_command",
+    "sft": "harness.commands.training:sft_command",
+    "serve": "harness.commands.serving:serve_command",
+    "eval-policy": "harness.commands.policy:eval_policy_command",
+}
+for _name, _target in _COMMANDS.items():
+    main.add_lazy(_name, _target)
 
 __all__ = ["main"]

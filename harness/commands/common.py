@@ -127,7 +127,30 @@ def emit(tables: list[Table], fmt: str) -> None:
 
 class _Commands(click.Group):
     """The command group; a reader that stops reading (``harness runs | head``) ends the command quietly, with
-    status 0, as other Unix tools do, instead of click's status 1."""
+    status 0, as other Unix tools do, instead of click's status 1.
+
+    Commands may be registered by where they live (:meth:`add_lazy`) and are imported when named: ``harness
+    eval`` does not pay for the server's, the trainers' or the figures' imports (a fifth of a second)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lazy: dict[str, str] = {}
+
+    def add_lazy(self, name: str, target: str) -> None:
+        """Register the command ``name`` as ``module:attribute``, imported on first use."""
+        self._lazy[name] = target
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self._lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = self._lazy.pop(cmd_name, None)
+        if target is not None:
+            import importlib
+
+            module, attribute = target.split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         previous = _stop_on_sigterm()

@@ -27,11 +27,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.core.optional import require
-from harness.server.app import ServerConfig, create_app
 from rewards.contract import LearnsFromFeedback, Reward, close_reward
+
+if TYPE_CHECKING:
+    from harness.server.app import ServerConfig
 
 NAMESPACE = "harness"
 APP_NAME = "harness-reward"
@@ -119,6 +121,8 @@ class RewardReplica:
 
     async def __serve_build_asgi_app__(self) -> Any:
         import ray
+
+        from harness.server.app import create_app  # imported where a replica serves it, not by every command
 
         self.board = ray.get_actor(self.board_name, namespace=NAMESPACE)
         self.application = create_app(self.reward, self.config, metrics_view=self.all_replicas)

@@ -74,3 +74,27 @@ def test_ls_and_validate(run_cli, data_root):
     assert generators.exit_code == 0 and "transformers" in generators.output and "openai" in generators.output
     ok = run_cli("validate", "--reward", "rule:timeout=3", "--suite", "processbench")
     assert ok.exit_code == 0 and "1400 items" in ok.output
+
+
+def test_every_command_is_listed_and_resolves():
+    import click
+
+    ctx = click.Context(main)
+    names = main.list_commands(ctx)
+    assert {"eval", "serve", "train", "train-rm", "sft", "plot", "tables", "eval-policy", "ls"} <= set(names)
+    for name in names:
+        command = main.get_command(ctx, name)
+        assert command is not None and command.name == name, name
+
+
+def test_eval_imports_neither_the_server_nor_the_trainers():
+    """A command imports its own module only: ``harness eval`` starts without the web stack and the trainers."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom harness.cli import main\n"
+             "main(['eval', '--help'], standalone_mode=False)\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('harness.server.app', 'harness.commands.training',"
+             " 'harness.commands.serving', 'trainers', 'fastapi', 'pydantic'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]", out
