@@ -348,19 +348,60 @@ _MAX_LIST = 12
 def _number_lists(question: str, gold: str, pred: str) -> Score | None:
     """A bare list of numbers (all the solutions, in any order) against one of as many: right when its elements
     can be paired with the reference's, each pair equal under :func:`_numbers`' rules (``1/3, 1.732, 3.1416``
-    for ``\\frac13, \\sqrt3, \\pi``, MARIO_EVAL's is_equiv tests). Only decides for: a list it cannot pair is
-    left to math-verify's set comparison."""
+    for ``\\frac13, \\sqrt3, \\pi``, MARIO_EVAL's is_equiv tests). A list it cannot pair is wrong only when
+    both lists are of integers and fractions (:func:`_rational_set`) and their sets differ, which math-verify
+    finds exactly; any other is left to math-verify's set comparison."""
     gold_parts, pred_parts = split_top_level(gold), split_top_level(pred)
-    if (gold_parts is None or pred_parts is None or not 2 <= len(gold_parts) <= _MAX_LIST
-            or len(pred_parts) != len(gold_parts)):
+    if gold_parts is None or pred_parts is None or not 2 <= len(gold_parts) <= _MAX_LIST:
         return None
+    if _thousands(gold) or _thousands(pred):  # 12,500 is one number, not the list 500, 12
+        return None
+    if len(pred_parts) != len(gold_parts):
+        return _different_rational_sets(gold_parts, pred_parts)
     unpaired = [g.strip() for g in gold_parts]
     for element in (p.strip() for p in pred_parts):
         match = next((g for g in unpaired if _equal_numbers(question, g, element)), None)
         if match is None:
-            return None
+            return _different_rational_sets(gold_parts, pred_parts)
         unpaired.remove(match)
     return Score.correct(REASON_VERIFIED)
+
+
+# An integer or a fraction of integers, as an element of a list: no decimals (math-verify rounds those), no
+# leading zeros (``1,000`` is a thousand to latex2sympy, not a list).
+_RATIONAL_ELEMENT = re.compile(r"(-?)(?:(0|[1-9]\d{0,30})|\\[dt]?frac\{(-?[1-9]\d{0,30}|0)\}\{([1-9]\d{0,30})\}"
+                               r"|([1-9]\d{0,30}|0)\s*/\s*([1-9]\d{0,30}))")
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+")
+
+
+def _thousands(text: str) -> bool:
+    """A number with thousands separators (``12,500``, ``1,000,000``), which latex2sympy reads as one number."""
+    return _THOUSANDS.fullmatch(text.strip().strip("$").strip()) is not None
+
+
+def _rational_set(parts: list[str]) -> frozenset[Fraction] | None:
+    """The set of values of a list of integers and fractions (a repeat counts once, as in math-verify's sets), or
+    None for anything else: a decimal, a root, a name."""
+    values = []
+    for part in parts:
+        m = _RATIONAL_ELEMENT.fullmatch(part.strip())
+        if m is None:
+            return None
+        sign, whole, numerator, denominator = m.group(1), m.group(2), m.group(3) or m.group(5), m.group(4) or m.group(6)
+        value = Fraction(int(whole)) if whole is not None else Fraction(int(numerator), int(denominator))
+        values.append(-value if sign else value)
+    return frozenset(values)
+
+
+def _different_rational_sets(gold_parts: list[str], pred_parts: list[str]) -> Score | None:
+    """Wrong when both lists are of integers and fractions and their sets differ (as math-verify's set comparison
+    finds, after a parse of both); else undecided."""
+    if not 2 <= len(pred_parts) <= _MAX_LIST:
+        return None
+    gold_set, pred_set = _rational_set(gold_parts), _rational_set(pred_parts)
+    if gold_set is None or pred_set is None or gold_set == pred_set:
+        return None
+    return Score.incorrect(REASON_MISMATCH, detail="a different set of numbers")
 
 
 def _equal_numbers(question: str, gold: str, pred: str) -> bool:

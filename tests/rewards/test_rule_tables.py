@@ -36,7 +36,16 @@ DECISION_CASES = {
     "number_lists": [("", r"\frac13, \sqrt3, \pi", "1/3, 1.732, 3.1416", True),
                      ("", "-2, 3", "3, -2", True),
                      ("Give the exact solutions.", r"\frac13, \sqrt3", "0.333, 1.732", None),
-                     ("", r"\frac13, \sqrt3", "0.33, 1.732", None), ("", "1, 2, 3", "1, 2", None)],
+                     ("", r"\frac13, \sqrt3", "0.33, 1.732", None),
+                     # sets of integers and fractions that differ: wrong, without math-verify
+                     ("", "1, 2, 3", "1, 2", False),
+                     ("", r"-3, -2, \frac{1}{3}, \frac{1}{2}", r"\frac{5}{4},\frac{7}{4},\frac{8}{4},\frac{9}{4}", False),
+                     ("", r"\dfrac{1}{2}, 3", "1/2, 4", False),
+                     ("", "1, 2", "1, 3, 3", False),
+                     # anything else unpaired is math-verify's: the same set with a repeat, a root, a decimal
+                     ("", "1, 2", "1, 2, 2", None), ("", "1, 3", r"1, \sqrt{2}", None), ("", "1, 2", "1.5, 2", None),
+                     # a number with thousands separators is one number to latex2sympy, not a list
+                     ("", "1,000", "1, 0", None), ("", "12,500", "500, 12", None), ("", "12, 500", "12,500", None)],
     "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False)],
 }
 
@@ -83,3 +92,47 @@ def test_each_rejection_rejects_its_own_cases_and_is_the_first_to(name, case):
     assert rule.check(answered) is not None
     score = MathGrader().decide(gold, completion, question)
     assert score is not None and score.verdict is False and score.reason == rule.reason, score
+
+
+def test_number_lists_rejects_only_what_math_verify_rejects():
+    """Differential, property-based: lists of distinct integers and fractions, written as integers, ``\\frac``,
+    ``\\dfrac`` and ``a/b``, against permutations and mutations of themselves; wherever the rule decides,
+    math-verify's own parse and verify of the pair give the same verdict."""
+    pytest.importorskip("math_verify")
+    from fractions import Fraction
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from math_verify import parse, verify
+
+    rule = next(r for r in DECISIONS if r.name == "number_lists")
+    values = st.builds(Fraction, st.integers(-12, 12), st.integers(1, 4))
+
+    def written(value: Fraction, form: int) -> str:
+        if value.denominator == 1:
+            return str(value.numerator)
+        sign = "-" if value < 0 else ""
+        n, d = abs(value.numerator), value.denominator
+        return [f"{sign}\\frac{{{n}}}{{{d}}}", f"{sign}\\dfrac{{{n}}}{{{d}}}", f"{value.numerator}/{d}"][form]
+
+    lists = st.lists(values, min_size=2, max_size=5, unique=True)
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(lists, st.data())
+    def check(gold_values, data):
+        change = data.draw(st.sampled_from(["permute", "replace", "drop", "add"]))
+        pred_values = data.draw(st.permutations(gold_values))
+        if change == "replace":
+            pred_values[0] = data.draw(values)
+        elif change == "drop" and len(pred_values) > 2:
+            pred_values.pop()
+        elif change == "add":
+            pred_values.append(data.draw(values))
+        gold = ", ".join(written(v, data.draw(st.integers(0, 2))) for v in gold_values)
+        pred = ", ".join(written(v, data.draw(st.integers(0, 2))) for v in pred_values)
+        decided = rule.decide("", gold, pred)
+        if decided is not None:
+            expected = bool(verify(parse(f"${gold}$"), parse(f"\\boxed{{{pred}}}")))
+            assert decided.verdict is expected, (gold, pred, decided)
+
+    check()
