@@ -39,7 +39,8 @@ DECISION_CASES = {
                      ("", r"\frac13, \sqrt3", "0.33, 1.732", None),
                      # sets of integers and fractions that differ: wrong, without math-verify
                      ("", "1, 2, 3", "1, 2", False),
-                     ("", r"-3, -2, \frac{1}{3}, \frac{1}{2}", r"\frac{5}{4},\frac{7}{4},\frac{8}{4},\frac{9}{4}", False),
+                     ("", r"-3, -2, \frac{1}{3}, \frac{1}{2}", r"\frac{5}{4},\frac{7}{4},\frac{8}{4},\frac{9}{4}",
+                      False),
                      ("", r"\dfrac{1}{2}, 3", "1/2, 4", False),
                      ("", "1, 2", "1, 3, 3", False),
                      # anything else unpaired is math-verify's: the same set with a repeat, a root, a decimal
