@@ -233,7 +233,7 @@ def _looping(a: Answered) -> str | None:
 
 
 def _alternating(a: Answered) -> str | None:
-    if a.extraction is None:
+    if a.extraction is None or not ends_mid_sentence(a.text):  # the cheap half of the test first
         return None
     stated = [statement_key(s) for s in answer_statements(a.text)]
     return "different answers, then cut off mid-sentence" if alternates_and_stops(stated, a.text) else None
