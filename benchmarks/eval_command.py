@@ -3,13 +3,20 @@ own Python command, on the same 2,000 real items (ProcessBench, MathCheck-GSM, t
 each command timed from launch to exit, alternately, ``--rounds`` times. Prints a table with the ratio of the
 medians; one run, one machine.
 
-    HARNESS_DATA_ROOT=../shared/data python -m benchmarks.eval_command [--items 2000] [--rounds 3]
+``--warm`` adds the reward as a training run meets it: two workers started and warmed on the 748 other real items
+of the same sources, then the 2,000 timed in the process, against the plain loop in a process of its own.
+``--against DIR`` times another checkout of this project (an older commit, say) the same way, alternating with
+this one in the same run, so that the two are compared on the same machine at the same moments.
+
+    HARNESS_DATA_ROOT=../shared/data python -m benchmarks.eval_command [--items 2000] [--rounds 3] [--warm]
+        [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -19,18 +26,38 @@ from pathlib import Path
 
 from benchmarks.workload import real_rows
 
+HERE = Path(__file__).resolve().parents[1]
+
 PLAIN = """
-import json, logging, sys
+import json, logging, sys, time
 from math_verify import parse, verify
 logging.getLogger("math_verify").setLevel(logging.ERROR)
 rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+start = time.perf_counter()
 right = 0
 for row in rows:
     try:
         right += bool(verify(parse(row["reference"]), parse(row["completion"]))) == row["label"]
     except BaseException:
         pass
-print(f"plain loop: {right} of {len(rows)} agree with the labels")
+print(json.dumps({"seconds": time.perf_counter() - start, "agree": right}))
+"""
+
+# Run with the checkout under test first on sys.path: its rewards, its workload.
+WARM = """
+import json, logging, sys, time
+from benchmarks.workload import other_items, real_items
+from rewards.rule import RuleReward
+if __name__ == "__main__":
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+    items = real_items(int(sys.argv[1]))
+    with RuleReward(workers=2) as reward:
+        reward.start()
+        reward.score(other_items(len(items)))
+        reward.decided_here = reward.sent_to_workers = 0
+        start = time.perf_counter()
+        reward.score(items)
+        print(json.dumps({"seconds": time.perf_counter() - start, "decided_here": reward.decided_here / len(items)}))
 """
 
 
@@ -41,36 +68,58 @@ def write_items(path: Path, n: int) -> None:
                                  "completion": row.item.completion, "label": row.label}) + "\n")
 
 
-def timed(command: list[str]) -> float:
+def run(command: list[str], tree: Path) -> tuple[float, str]:
+    """Seconds from launch to exit, and stdout, of ``command`` run in ``tree`` with ``tree`` first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, text=True)
-    return time.perf_counter() - start
+    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=tree, env=env)
+    return time.perf_counter() - start, done.stdout
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warm", action="store_true", help="also time the warm reward in-process")
+    parser.add_argument("--against", type=Path, default=None, help="another checkout, timed alternately with this one")
     args = parser.parse_args()
+    trees = {"this checkout": HERE}
+    if args.against is not None:
+        trees[f"{args.against}"] = args.against.resolve()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "items.jsonl"
         write_items(data, args.items)
-        commands = {
-            "plain math-verify loop": [sys.executable, "-c", PLAIN, str(data)],
-            "harness eval --reward rule": [sys.executable, "-m", "harness", "eval", "--reward", "rule",
-                                           "--suite", "jsonl", "--data", str(data), "--store",
-                                           str(Path(tmp) / "runs.sqlite"), "--format", "json"],
-        }
+        commands: dict[str, tuple[list[str], Path, str]] = {  # name -> command, tree, what is timed
+            "plain math-verify loop": ([sys.executable, "-c", PLAIN, str(data)], HERE, "command")}
+        for name, tree in trees.items():
+            commands[f"harness eval --reward rule ({name})"] = (
+                [sys.executable, "-m", "harness", "eval", "--reward", "rule", "--suite", "jsonl", "--data", str(data),
+                 "--store", str(Path(tmp) / f"runs-{len(commands)}.sqlite"), "--format", "json"], tree, "command")
+        if args.warm:
+            commands["plain loop, in-process"] = ([sys.executable, "-c", PLAIN, str(data)], HERE, "in-process")
+            for name, tree in trees.items():
+                commands[f"warm, 2 workers, in-process ({name})"] = (
+                    [sys.executable, "-c", WARM, str(args.items)], tree, "in-process")
         seconds: dict[str, list[float]] = {name: [] for name in commands}
+        shares: dict[str, float] = {}
         for _ in range(args.rounds):
-            for name, command in commands.items():
-                seconds[name].append(timed(command))
-    base = statistics.median(seconds["plain math-verify loop"])
-    print(f"{'command':32} {'median s':>9} {'items/s':>8} {'x plain':>8}   rounds")
+            for name, (command, tree, timed) in commands.items():
+                wall, out = run(command, tree)
+                report = json.loads(out.strip().splitlines()[-1]) if timed == "in-process" else {}
+                seconds[name].append(report.get("seconds", wall))
+                if "decided_here" in report:
+                    shares[name] = report["decided_here"]
+    bases = {"command": statistics.median(seconds["plain math-verify loop"])}
+    if args.warm:
+        bases["in-process"] = statistics.median(seconds["plain loop, in-process"])
+    print(f"{'case':58} {'median s':>9} {'items/s':>8} {'x plain':>8}   rounds")
     for name, values in seconds.items():
         median = statistics.median(values)
-        print(f"{name:32} {median:9.2f} {args.items / median:8.1f} {base / median:8.2f}   "
-              + ", ".join(f"{v:.1f}" for v in values))
+        base = bases[commands[name][2]]
+        print(f"{name:58} {median:9.2f} {args.items / median:8.1f} {base / median:8.2f}   "
+              + ", ".join(f"{v:.2f}" for v in values))
+    for name, share in shares.items():
+        print(f"decided in the calling process, {name}: {100 * share:.1f}%")
 
 
 if __name__ == "__main__":
