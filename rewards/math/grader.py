@@ -54,6 +54,7 @@ from rewards.math.extraction import (
 )
 from rewards.math.normalization import imaginary_unit, in_reference_variable, normalize_answer
 from rewards.math.numeric import same_value
+from rewards.math.quantities import degrees_in_trig
 from rewards.math.rejection import (
     ANSWER_REJECTIONS,
     COMPLETION_REJECTIONS,
@@ -263,6 +264,9 @@ class MathGrader:
         return score
 
     def _parsed(self, text: str, imaginary: bool, gold: bool) -> list[Any]:
+        """math-verify's parse of ``text``, the one way in for both sides: angles in degrees inside trigonometric
+        functions as radians (:func:`~rewards.math.quantities.degrees_in_trig`), the imaginary unit if asked."""
+        text = degrees_in_trig(text)
         parsed = self.symbolic.parse_gold(text) if gold else self.symbolic.parse(text)
         return self.symbolic.with_imaginary_unit(parsed) if imaginary else parsed
 

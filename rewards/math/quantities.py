@@ -8,6 +8,9 @@
 - An angle in degrees is the same answer as the same angle in radians when the question does not fix the unit:
   ``60^\\circ`` and ``\\frac{\\pi}{3}``. When it does ("in radians", "in degrees"), the other unit is wrong. Unit
   mismatches are a false-negative family of TinyV's taxonomy (arXiv 2505.14625).
+- An angle in degrees inside a trigonometric function is its radian measure: ``\\sin(90^\\circ - x)`` is
+  ``\\cos x`` and ``\\sin 30^\\circ`` is ``\\frac12``. latex2sympy drops the degree sign and reads
+  ``\\sin 30^\\circ`` as the sine of 30 radians (:func:`degrees_in_trig`).
 """
 
 from __future__ import annotations
@@ -45,6 +48,19 @@ def fixed_unit(question: str) -> str | None:
     if radians == degrees:
         return None
     return "radians" if radians else "degrees"
+
+
+_TRIG = re.compile(r"\\(?:arc)?(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
+_DEGREE_LITERAL = re.compile(r"(?<![\w.])(\d{1,6}(?:\.\d{1,6})?)\s*(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|\\degree(?![A-Za-z]))")
+
+
+def degrees_in_trig(text: str) -> str:
+    """``text`` with each angle in degrees written as its radian measure (``30^\\circ`` -> ``(\\frac{30\\pi}{180})``)
+    when a trigonometric function takes part in it; unchanged otherwise (a bare ``60^\\circ`` is
+    :func:`angle`'s to compare). Both sides of a comparison get it, so degrees still equal degrees."""
+    if not _TRIG.search(text) or _DEGREE_LITERAL.search(text) is None:
+        return text
+    return _DEGREE_LITERAL.sub(lambda m: f"(\\frac{{{m.group(1)}\\pi}}{{180}})", text)
 
 
 def angle(answer: str) -> tuple[Number, str] | None:

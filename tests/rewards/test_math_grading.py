@@ -199,3 +199,31 @@ def test_a_repeated_answer_is_parsed_and_compared_once_per_process(monkeypatch):
         assert grader.grade("x^2-1", "So we get \\boxed{(x-1)(x+1)}.").verdict is True
     assert grader.grade("x^2-1", "\\boxed{(x-1)(x+2)}").verdict is False
     assert [t for t in parsed if t.startswith("\\boxed")] == ["\\boxed{(x-1)(x+1)}", "\\boxed{(x-1)(x+2)}"]
+
+
+@pytest.mark.parametrize(
+    ("reference", "answer", "correct"),
+    [
+        (r"\cos x", r"\sin(90^\circ - x)", True),  # MARIO_EVAL's is_equiv tests
+        (r"\sin(90^{\circ}-x)", r"\cos x", True),
+        (r"\frac{1}{2}", r"\sin 30^\circ", True),
+        (r"\frac{\sqrt{3}}{2}", r"\cos 30^{\circ}", True),
+        (r"\frac{1 + \sqrt{5}}{4}", r"\cos 36^\circ", True),
+        ("1", r"\tan 45\degree", True),
+        (r"\frac{1}{2}", r"\sin 60^\circ", False),
+        (r"\frac{1}{2}", r"\sin 30", False),  # no degree sign: 30 radians
+        (r"\sin 30", r"\frac{1}{2}", False),
+    ],
+)
+def test_degrees_inside_trigonometric_functions(grader, reference, answer, correct):
+    pytest.importorskip("math_verify")
+    assert grader.grade(reference, f"\\boxed{{{answer}}}").verdict is correct
+
+
+def test_degrees_become_radians_only_inside_trigonometry():
+    from rewards.math.quantities import degrees_in_trig
+
+    assert degrees_in_trig(r"\sin 30^\circ + 2") == r"\sin (\frac{30\pi}{180}) + 2"
+    assert degrees_in_trig(r"\cos(90^{\circ} - x)") == r"\cos((\frac{90\pi}{180}) - x)"
+    assert degrees_in_trig(r"60^\circ") == r"60^\circ"  # a bare angle is the angle rule's
+    assert degrees_in_trig(r"\sin x + 2^\text{nd}") == r"\sin x + 2^\text{nd}"
