@@ -51,7 +51,9 @@ def fixed_unit(question: str) -> str | None:
 
 
 _TRIG = re.compile(r"\\(?:arc)?(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
-_DEGREE_LITERAL = re.compile(r"(?<![\w.])(\d{1,6}(?:\.\d{1,6})?)\s*(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|\\degree(?![A-Za-z]))")
+_DEGREE_LITERAL = re.compile(
+    r"(?<![\w.])(\d{1,6}(?:\.\d{1,6})?)\s*(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|\\degree(?![A-Za-z]))"
+)
 
 
 def degrees_in_trig(text: str) -> str:
