@@ -122,6 +122,9 @@ def extract_final_answer(
     text = after_thinking(completion)
     spans = box_spans(text, _MAX_CONJOINED)
     if spans and spans[0][2].strip():
+        stated_after = _final_answer_after(text, spans[0][1])
+        if stated_after is not None:
+            return stated_after
         other = hedged_alternative(text)
         answer = spans[0][2].strip() if other else conjoined_boxes(text, spans)
         return Extraction(answer, "boxed", (other,) if other else (), spans[0][1])
@@ -132,25 +135,47 @@ def extract_final_answer(
         return Extraction(_clean(gsm.group(1)), "gsm8k", (), gsm.end())
     phrases = _answer_phrases(text)
     if phrases:
-        _, line_end, phrase = phrases[-1]
-        start = line_end - len(phrase)
-        cleaned = _clean(phrase)
-        found = phrase.find(cleaned) if cleaned else -1
-        end = start + found + len(cleaned) if found >= 0 else line_end
-        if cleaned in _OPENERS:  # "Answer: \[" with the math on the next lines
-            closer = _OPENERS[cleaned]
-            close = text.find(closer, line_end)
-            if close > 0:
-                cleaned = text[start + phrase.index(cleaned) + len(cleaned) : close].strip()
-                end = close + len(closer)
-        if cleaned and cleaned not in _OPENERS:
-            return Extraction(cleaned, "answer_is", (), end)
+        stated = _phrase_answer(text, phrases[-1])
+        if stated is not None:
+            return stated
     tail = text.strip()
     if tail and len(tail) <= short_answer_chars:
         return Extraction(_clean(tail), "tail", (), len(text))
     if len(tail) <= bare_answer_chars and bare_answer(tail):
         return Extraction(_clean(tail), "bare", (), len(text))
     return None
+
+
+def _phrase_answer(text: str, phrase_at: tuple[int, int, str]) -> Extraction | None:
+    """The answer a "the answer is ..." phrase states (``(start, end of line, text after the anchor)``), or None
+    when nothing follows the anchor."""
+    _, line_end, phrase = phrase_at
+    start = line_end - len(phrase)
+    cleaned = _clean(phrase)
+    found = phrase.find(cleaned) if cleaned else -1
+    end = start + found + len(cleaned) if found >= 0 else line_end
+    if cleaned in _OPENERS:  # "Answer: \[" with the math on the next lines
+        closer = _OPENERS[cleaned]
+        close = text.find(closer, line_end)
+        if close > 0:
+            cleaned = text[start + phrase.index(cleaned) + len(cleaned) : close].strip()
+            end = close + len(closer)
+    return Extraction(cleaned, "answer_is", (), end) if cleaned and cleaned not in _OPENERS else None
+
+
+_FINAL_ANSWER = re.compile(r"(?i)final\s+answer")
+
+
+def _final_answer_after(text: str, box_end: int) -> Extraction | None:
+    """A final answer stated in words after the last box ("... = \\boxed{255} ... Final Answer: The final answer
+    is $10,455$."): the boxes were intermediate results, and the statement that calls itself the final answer
+    is the answer (Math-Verify's test_math_extraction_additional_cases). Only a "final answer" phrase, and only
+    one that states something with a digit or math in it ("the final answer is above" leaves the box)."""
+    after = [p for p in _answer_phrases(text) if p[0] >= box_end and _FINAL_ANSWER.match(text, p[0])]
+    if not after:
+        return None
+    stated = _phrase_answer(text, after[-1])
+    return stated if stated is not None and _MATH_SIGN.search(stated.text) else None
 
 
 _MATH_SIGN = re.compile(r"\d|\\[A-Za-z]+|[=^_]")
