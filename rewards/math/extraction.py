@@ -122,7 +122,7 @@ def extract_final_answer(
     text = after_thinking(completion)
     spans = box_spans(text, _MAX_CONJOINED)
     if spans and spans[0][2].strip():
-        stated_after = _final_answer_after(text, spans[0][1])
+        stated_after = _final_answer_after(text, spans[0][1], spans[0][2])
         if stated_after is not None:
             return stated_after
         other = hedged_alternative(text)
@@ -166,16 +166,20 @@ def _phrase_answer(text: str, phrase_at: tuple[int, int, str]) -> Extraction | N
 _FINAL_ANSWER = re.compile(r"(?i)final\s+answer")
 
 
-def _final_answer_after(text: str, box_end: int) -> Extraction | None:
+def _final_answer_after(text: str, box_end: int, boxed: str) -> Extraction | None:
     """A final answer stated in words after the last box ("... = \\boxed{255} ... Final Answer: The final answer
     is $10,455$."): the boxes were intermediate results, and the statement that calls itself the final answer
-    is the answer (Math-Verify's test_math_extraction_additional_cases). Only a "final answer" phrase, and only
-    one that states something with a digit or math in it ("the final answer is above" leaves the box)."""
+    is the answer (Math-Verify's test_math_extraction_additional_cases). Only a "final answer" phrase, only one
+    that states something with a digit or math in it ("the final answer is above" leaves the box), and only
+    one that states another answer than the box (a restatement of the box keeps the box, its cleaner form)."""
     after = [p for p in _answer_phrases(text) if p[0] >= box_end and _FINAL_ANSWER.match(text, p[0])]
     if not after:
         return None
     stated = _phrase_answer(text, after[-1])
-    return stated if stated is not None and _MATH_SIGN.search(stated.text) else None
+    if stated is None or not _MATH_SIGN.search(stated.text):
+        return None
+    same = canonical_latex(stated.text.rstrip(".;, ")) == canonical_latex(boxed.strip())
+    return None if same else stated
 
 
 _MATH_SIGN = re.compile(r"\d|\\[A-Za-z]+|[=^_]")
