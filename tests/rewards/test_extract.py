@@ -33,8 +33,8 @@ from rewards.math.extraction import choice_letter, extract_final_answer, normali
         (r"x = \frac{-3 \pm \sqrt{5}}{2} \text{ for } y \neq 0", r"x = \frac{-3 \pm \sqrt{5}}{2} \text{ for } y \neq 0",
          "bare"),
         # boxes of intermediate results, then the final answer stated after them
-        (r"so $0.04 \cdot 10,000 \cdot \frac12 = \boxed{200}$, then $\boxed{255}$. Final Answer: The final answer is "
-         r"$10,455$. I hope it is correct.", "10,455", "answer_is"),
+        (r"so $0.04 \cdot 10,000 \cdot \frac12 = \boxed{200}$, then $\boxed{255}$. "
+         r"Final Answer: The final answer is $10,455$. I hope it is correct.", "10,455", "answer_is"),
         (r"We get \boxed{3}. Final answer: 4", "4", "answer_is"),
         (r"We get \boxed{3}. The answer is 4", "3", "boxed"),  # only a phrase that calls itself the final answer
         (r"So x = \boxed{5}. The final answer is above.", "5", "boxed"),  # and states a number or math
