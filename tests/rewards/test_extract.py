@@ -41,7 +41,8 @@ from rewards.math.extraction import choice_letter, extract_final_answer, normali
         (r"Final Answer: The final answer is \boxed{7}. I hope it is correct.", "7", "boxed"),
         # a statement that restates the box keeps the box, the cleaner form (ProcessBench's math-644)
         ("the matrix is\n\\[\n\\boxed{\\begin{pmatrix}0&1\\\\1&0\\end{pmatrix}}.\n\\]\n\n"
-         "Final Answer: The final answer is\n\\[\n\\begin{pmatrix}0&1\\\\1&0\\end{pmatrix}.\n\\]\nI hope it is correct.",
+         "Final Answer: The final answer is\n\\[\n\\begin{pmatrix}0&1\\\\1&0\\end{pmatrix}.\n\\]\n"
+         "I hope it is correct.",
          r"\begin{pmatrix}0&1\\1&0\end{pmatrix}", "boxed"),
     ],
 )
