@@ -3,12 +3,12 @@
 latex2sympy parses with ANTLR's full LL prediction. Its grammar is ambiguous enough that most decisions end in
 full-context prediction, which ANTLR does not cache: three quarters of a worker's time went to it. ANTLR's own
 remedy, documented with its ``PredictionMode.SLL``, is to parse first with SLL prediction, which is cached across
-parses, and a strategy that gives up at the first syntax error, and to parse again with full LL prediction only
-when that first stage fails. Its guarantee is what makes this safe: an SLL parse that succeeds returns the same
-tree that LL returns; where SLL is too weak it reports a syntax error, never another tree. latex2sympy's error
-listener raises at the first syntax error in either mode, so a parse here either succeeds with LL's tree or falls
-back to LL and meets the very error LL meets. A differential test (``tests/rewards/test_prediction.py``) holds
-this to math-verify's own results on real answers.
+parses and stops at the first syntax error, and to parse again with full LL prediction only when that first
+stage fails. Its guarantee is what makes this safe: an SLL parse that succeeds returns the same tree that LL
+returns; where SLL is too weak it reports a syntax error, never another tree. latex2sympy's error listener raises
+at the first syntax error in either mode, so a parse here either succeeds with LL's tree or falls back to LL and
+meets what LL meets. A differential test (``tests/rewards/test_prediction.py``) holds the outcomes (a tree, or a
+failure) to plain LL's on real answers.
 
 SLL alone, without the fallback, is not the same parser: it rejects some inputs that LL reads, and math-verify
 then reads another candidate of the answer (one such change accepted a wrong polynomial).
