@@ -26,7 +26,15 @@ from rewards.math.extraction import (
 from rewards.math.intervals import interval_set, same_set
 from rewards.math.normalization import normalize_answer
 from rewards.math.numeric import Number, evaluate, exact_number, numeric_tuple, same_value, split_top_level
-from rewards.math.quantities import angle, asks_for_percent, fixed_unit, split_percent
+from rewards.math.quantities import (
+    angle,
+    asks_for_percent,
+    asks_for_ratio,
+    asks_for_time,
+    clock_times,
+    fixed_unit,
+    split_percent,
+)
 
 
 def _in_question_order(parts: list[tuple[str, str, str]], question: str) -> list[tuple[str, str, str]]:
@@ -207,6 +215,26 @@ def _angles(question: str, gold: str, pred: str) -> Score | None:
     if same is None:
         return None
     return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
+
+def _clock_times(question: str, gold: str, pred: str) -> Score | None:
+    """Times of day: the answer's times must be the reference's, in order, as seconds after midnight (``20:34:00``
+    and ``8:34 PM`` for ``20:34``); then the text around them decides (``same_day``, a day offset), equal as
+    loose text, else undecided. Only where the question asks for a time, or a side has seconds or AM/PM, and
+    never for a ratio (``12:15`` may be one). Without this, math-verify reads ``same_day, 15:21:02`` as 15 and
+    accepts it for ``same_day, 15:21:01``."""
+    if asks_for_ratio(question):
+        return None
+    gold_times, pred_times = clock_times(gold), clock_times(pred)
+    if gold_times is None or pred_times is None or not gold_times[0] or not pred_times[0]:
+        return None
+    if not (asks_for_time(question) or gold_times[2] or pred_times[2]):
+        return None
+    if gold_times[0] != pred_times[0]:
+        return Score.incorrect(REASON_MISMATCH, detail="another time of day")
+    if normalize_text(gold_times[1]) == normalize_text(pred_times[1]):
+        return Score.correct(REASON_VERIFIED)
+    return None
+
 
 def _numbers(question: str, gold: str, pred: str) -> Score | None:
     """Numbers: exact values compare exactly; a decimal stands for a value with no exact decimal form when
@@ -478,6 +506,8 @@ DECISIONS: tuple[Rule, ...] = (
     Rule("labelled_parts", "TinyV HardVerify-Math (arXiv 2505.14625): p = 3, q = 5 for 3, 5", _labelled_parts_rule),
     Rule("percent", "CompassVerifier (arXiv 2507.03219): a fraction for a percent", _percentages),
     Rule("angle_units", "VerifyBench (arXiv 2505.15801): degrees against radians", _angles),
+    Rule("clock_times", "VerifyBench-Hard's time-zone questions; MARIO_EVAL's is_equiv tests: 20:34 = 08:34 P.M.",
+         _clock_times),
     Rule("numbers", "Math-Verify's numeric tests; exact rationals, e-notation, digits given", _numbers),
     Rule("number_in_prose", "GSM8K-style answers: one number in a sentence", _number_in_prose),
     Rule("interval_notation", "Math-Verify's interval tests; set-builder notation (TinyV)", _solution_sets),

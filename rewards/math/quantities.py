@@ -11,6 +11,9 @@
 - An angle in degrees inside a trigonometric function is its radian measure: ``\\sin(90^\\circ - x)`` is
   ``\\cos x`` and ``\\sin 30^\\circ`` is ``\\frac12``. latex2sympy drops the degree sign and reads
   ``\\sin 30^\\circ`` as the sine of 30 radians (:func:`degrees_in_trig`).
+- A time of day is its number of seconds after midnight (:func:`clock_times`): ``20:34``, ``20:34:00`` and
+  ``8:34 PM`` are one time. math-verify reads ``same_day, 15:21:01`` as 15, the first number it meets, and so
+  took any time in the same hour for it.
 """
 
 from __future__ import annotations
@@ -82,3 +85,38 @@ def angle(answer: str) -> tuple[Number, str] | None:
     if value is None or value.is_huge:
         return None
     return value, "radians"
+
+
+# hours:minutes[:seconds], two-digit minutes and seconds, then an optional AM/PM (also \text{P.M.})
+_CLOCK = re.compile(
+    r"(?<![\d:.])(\d{1,2}):([0-5]\d)(?::([0-5]\d))?(?![\d:])"
+    r"(?:\s*(?:\\text\s*\{\s*)?([AaPp])\.?\s*[Mm]\.?(?![A-Za-z])\s*\}?)?"
+)
+_ASKS_TIME = re.compile(r"(?i)\b(?:time|clock|o'clock|a\.m\.|p\.m\.|24-hour|12-hour|timezone)\b")
+_ASKS_RATIO = re.compile(r"(?i)\bratios?\b|\bproportion")
+
+
+def asks_for_time(question: str) -> bool:
+    return bool(_ASKS_TIME.search(question))
+
+
+def asks_for_ratio(question: str) -> bool:
+    return bool(_ASKS_RATIO.search(question))
+
+
+def clock_times(answer: str) -> tuple[list[int], str, bool] | None:
+    """(each time of day in ``answer``, in seconds after midnight, in order; the text around them; whether one is
+    unmistakably a time, with seconds or AM/PM), or None when a match is not a valid time (``25:00``,
+    ``13:00 PM``)."""
+    times, marked = [], False
+    for m in _CLOCK.finditer(answer):
+        marked = marked or m.group(3) is not None or m.group(4) is not None
+        hours, minutes, seconds, half = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
+        if half is not None:
+            if not 1 <= hours <= 12:
+                return None
+            hours = hours % 12 + (12 if half in "Pp" else 0)
+        elif hours > 23:
+            return None
+        times.append(hours * 3600 + minutes * 60 + seconds)
+    return times, _CLOCK.sub(" ", answer), marked

@@ -48,6 +48,14 @@ DECISION_CASES = {
                      # a number with thousands separators is one number to latex2sympy, not a list
                      ("", "1,000", "1, 0", None), ("", "12,500", "500, 12", None), ("", "12, 500", "12,500", None)],
     "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False)],
+    "clock_times": [("Give the time in 24-hour format.", "same_day, 15:21:01", "same_day, 15:21:02", False),
+                    ("Give the time in 24-hour format.", "same_day, 09:01", "2014-09-25, same_day, 09:00", False),
+                    ("Give the time in 24-hour format.", "same_day, 09:01", "same_day, 09:01", True),
+                    ("", "20:34", "20:34:00", True), ("", "20:34", r"08:34 \text{P.M.}", True),
+                    ("", "20:34", "8:34 AM", False),
+                    ("Give the time.", "+1, 07:04", "same_day, 07:04", None),  # the day is another rule's
+                    ("", "10:15", "20:30", None),  # no seconds, no AM/PM, no time asked: a ratio, perhaps
+                    ("What is the ratio of the times?", "12:15:20", "12:15:21", None)],
 }
 
 # rule name -> (question, reference, completion) that the rule rejects
