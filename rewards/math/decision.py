@@ -216,6 +216,7 @@ def _angles(question: str, gold: str, pred: str) -> Score | None:
         return None
     return Score.correct(REASON_VERIFIED) if same else Score.incorrect(REASON_MISMATCH)
 
+
 def _clock_times(question: str, gold: str, pred: str) -> Score | None:
     """Times of day: the answer's times must be the reference's, in order, as seconds after midnight (``20:34:00``
     and ``8:34 PM`` for ``20:34``); then the text around them decides (``same_day``, a day offset), equal as
@@ -224,16 +225,15 @@ def _clock_times(question: str, gold: str, pred: str) -> Score | None:
     accepts it for ``same_day, 15:21:01``."""
     if asks_for_ratio(question):
         return None
-    gold_times, pred_times = clock_times(gold), clock_times(pred)
-    if gold_times is None or pred_times is None or not gold_times[0] or not pred_times[0]:
+    gold_clock, pred_clock = clock_times(gold), clock_times(pred)
+    if gold_clock is None or pred_clock is None or not gold_clock.times or not pred_clock.times:
         return None
-    if not (asks_for_time(question) or gold_times[2] or pred_times[2]):
+    if not (asks_for_time(question) or gold_clock.marked or pred_clock.marked):
         return None
-    if gold_times[0] != pred_times[0]:
+    if gold_clock.times != pred_clock.times:
         return Score.incorrect(REASON_MISMATCH, detail="another time of day")
-    if normalize_text(gold_times[1]) == normalize_text(pred_times[1]):
-        return Score.correct(REASON_VERIFIED)
-    return None
+    same_rest = normalize_text(gold_clock.rest) == normalize_text(pred_clock.rest)
+    return Score.correct(REASON_VERIFIED) if same_rest else None
 
 
 def _numbers(question: str, gold: str, pred: str) -> Score | None:

@@ -72,10 +72,11 @@ _ANSWER_IS = re.compile(
 )
 
 
-def _answer_phrases(text: str) -> list[tuple[int, int, str]]:
-    """(start, end of line, text after the anchor) for each "the answer is ..." phrase, in order."""
+def _answer_phrases(text: str, start: int = 0) -> list[tuple[int, int, str]]:
+    """(start, end of line, text after the anchor) for each "the answer is ..." phrase from ``start`` on, in
+    order."""
     found = []
-    for m in _ANSWER_IS.finditer(text):
+    for m in _ANSWER_IS.finditer(text, start):
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
         found.append((m.start(), line_end, text[m.end() : line_end]))
@@ -172,7 +173,7 @@ def _final_answer_after(text: str, box_end: int, boxed: str) -> Extraction | Non
     is the answer (Math-Verify's test_math_extraction_additional_cases). Only a "final answer" phrase, only one
     that states something with a digit or math in it ("the final answer is above" leaves the box), and only
     one that states another answer than the box (a restatement of the box keeps the box, its cleaner form)."""
-    after = [p for p in _answer_phrases(text) if p[0] >= box_end and _FINAL_ANSWER.match(text, p[0])]
+    after = [p for p in _answer_phrases(text, box_end) if _FINAL_ANSWER.match(text, p[0])]
     if not after:
         return None
     stated = _phrase_answer(text, after[-1])

@@ -25,6 +25,7 @@ _INSTALLED_MARK = "_two_stage_prediction"
 
 def use_two_stage_prediction() -> None:
     """Make every latex2sympy parse in this process try SLL prediction first (idempotent)."""
+    from antlr4.atn.PredictionMode import PredictionMode
     from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy
 
     if getattr(_Latex2Sympy.create_parser, _INSTALLED_MARK, False):
@@ -33,29 +34,27 @@ def use_two_stage_prediction() -> None:
 
     def create_parser(self: Any, latex_str: str) -> Any:
         parser = create_ll_parser(self, latex_str)
-        parser.math = _two_stage(parser, parser.math)
+        parser.math = _two_stage(parser, parser.math, PredictionMode)  # imported once, not at every parse
         return parser
 
     setattr(create_parser, _INSTALLED_MARK, True)
     _Latex2Sympy.create_parser = create_parser
 
 
-def _two_stage(parser: Any, parse_math: Any) -> Any:
-    from antlr4.atn.PredictionMode import PredictionMode
-
+def _two_stage(parser: Any, parse_math: Any, modes: Any) -> Any:
     def math() -> Any:
         # Lex the whole input first: a lexer error is final (the rule ``math`` ends in EOF, so an LL parse meets
         # every token), and a lexer that failed inside the first stage would skip the bad character on the
         # second.
         parser.getTokenStream().fill()
-        parser._interp.predictionMode = PredictionMode.SLL
+        parser._interp.predictionMode = modes.SLL
         try:
             return parse_math()
         except Exception as exc:  # noqa: BLE001 - only syntax errors fall through to the second stage
             if not _is_syntax_error(exc):
                 raise
         parser.reset()
-        parser._interp.predictionMode = PredictionMode.LL
+        parser._interp.predictionMode = modes.LL
         return parse_math()
 
     return math

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import NamedTuple
 
 from rewards.math.numeric import Number, approx_number, evaluate
 
@@ -54,6 +55,8 @@ def fixed_unit(question: str) -> str | None:
 
 
 _TRIG = re.compile(r"\\(?:arc)?(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
+# Unlike _DEGREES, which reads a whole answer's end, this reads inside an expression: its braces must balance,
+# so that the sign never takes a closing brace of the expression around it (\boxed{\sin 30^\circ}).
 _DEGREE_LITERAL = re.compile(
     r"(?<![\w.])(\d{1,6}(?:\.\d{1,6})?)\s*(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|\\degree(?![A-Za-z]))"
 )
@@ -63,7 +66,7 @@ def degrees_in_trig(text: str) -> str:
     """``text`` with each angle in degrees written as its radian measure (``30^\\circ`` -> ``(\\frac{30\\pi}{180})``)
     when a trigonometric function takes part in it; unchanged otherwise (a bare ``60^\\circ`` is
     :func:`angle`'s to compare). Both sides of a comparison get it, so degrees still equal degrees."""
-    if not _TRIG.search(text) or _DEGREE_LITERAL.search(text) is None:
+    if not _TRIG.search(text):
         return text
     return _DEGREE_LITERAL.sub(lambda m: f"(\\frac{{{m.group(1)}\\pi}}{{180}})", text)
 
@@ -104,10 +107,17 @@ def asks_for_ratio(question: str) -> bool:
     return bool(_ASKS_RATIO.search(question))
 
 
-def clock_times(answer: str) -> tuple[list[int], str, bool] | None:
-    """(each time of day in ``answer``, in seconds after midnight, in order; the text around them; whether one is
-    unmistakably a time, with seconds or AM/PM), or None when a match is not a valid time (``25:00``,
-    ``13:00 PM``)."""
+class ClockReading(NamedTuple):
+    """The times of day in an answer, in seconds after midnight, in order; the text around them; whether one of
+    them is unmistakably a time (with seconds or AM/PM, not a ratio)."""
+
+    times: list[int]
+    rest: str
+    marked: bool
+
+
+def clock_times(answer: str) -> ClockReading | None:
+    """The times of day in ``answer``, or None when a match is not a valid time (``25:00``, ``13:00 PM``)."""
     times, marked = [], False
     for m in _CLOCK.finditer(answer):
         marked = marked or m.group(3) is not None or m.group(4) is not None
@@ -119,4 +129,4 @@ def clock_times(answer: str) -> tuple[list[int], str, bool] | None:
         elif hours > 23:
             return None
         times.append(hours * 3600 + minutes * 60 + seconds)
-    return times, _CLOCK.sub(" ", answer), marked
+    return ClockReading(times, _CLOCK.sub(" ", answer), marked)
