@@ -49,13 +49,29 @@ def _in_question_order(parts: list[tuple[str, str, str]], question: str) -> list
         places.append(found.start())
     return [part for _, part in sorted(zip(places, parts), key=lambda pair: pair[0])]
 
-_ASSIGNMENT = re.compile(r"\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*([^=<>]+)")
+# A name (a letter, a letter with an index, or a label set in text) set equal to one value or a chain of them.
+_ASSIGNMENT = re.compile(r"\s*(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\\(?:text|mathrm|textbf)\{[^{}=<>]*\})\s*=\s*"
+                         r"([^=<>]+(?:=[^=<>]+)*)")
+# A unit set in text after the value, with a power: what math-verify drops from the end of an answer.
+_UNIT_TEXT = re.compile(r"\s*\\(?:text|mbox|mathrm)\{[^{}]*\}(?:\^\{?\d\}?)?\s*$")
 
 
 def strip_assignment(answer: str) -> str:
-    """``x = 10`` -> ``10``: a single-variable assignment answers with its right-hand side."""
+    """``x = 10`` -> ``10``: a name set equal to a value answers with the value (a number without its unit). A
+    worked chain after the name (``\\text{Volume} = 20 \\times 2 = 40 \\text{ cubic inches}``, a ProcessBench
+    completion) answers with its last side, without the unit, when every side has that same value; a chain
+    whose sides differ, or that cannot be read as numbers, is left whole for math-verify."""
     m = _ASSIGNMENT.fullmatch(answer)
-    return m.group(1).strip() if m else answer
+    if m is None:
+        return answer
+    sides = [side.strip() for side in m.group(1).split("=")]
+    last = _UNIT_TEXT.sub("", sides[-1]) or sides[-1]
+    values = [number_of(side) for side in (*sides[:-1], last)]
+    if len(sides) == 1:
+        return last if values[0] is not None else sides[0]
+    if any(v is None for v in values) or any(same_value(values[-1], v) is not True for v in values[:-1]):
+        return answer
+    return last
 
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'\- ]*[A-Za-z]")
 
@@ -277,8 +293,8 @@ def unanchored_number(tail: str) -> str | None:
     tail's last math is either a number in a last sentence of prose with no other number, operator or LaTeX
     (``... So, the family will eat 63 eggs in a week.``), or a last ``$...$``/``\\(...\\)``/``\\[...\\]`` alone in
     its sentence, with no digit after it, whose content is a number or ends ``= number`` (``\\(x = 128\\)``:
-    math-verify compares an equation's last right-hand side with a reference that is not one). None otherwise:
-    the worker's math-verify reads it."""
+    math-verify compares an equation's last right-hand side with a reference that is not one), with or without a
+    unit set in text. None otherwise: the worker's math-verify reads it."""
     if len(tail) > _MAX_TAIL:
         return None
     segments = [(m.start(), m.end(), next(g for g in m.groups() if g is not None)) for m in _MATH_SEGMENT.finditer(tail)]
@@ -302,7 +318,7 @@ def unanchored_number(tail: str) -> str | None:
     content = last_segment[2].strip()
     if re.search(r"\d", after) or "\\" in after or "$" in after or _NOT_A_VALUE.search(content):
         return None
-    value = content.split("=")[-1].strip()
+    value = _UNIT_TEXT.sub("", content.split("=")[-1]).strip()  # its unit too, after a label (strip_assignment)
     return value if value and number_of(value) is not None else None
 
 
@@ -481,11 +497,21 @@ def _identical_forms(question: str, gold: str, pred: str) -> Score | None:
     return None
 
 
+# Past participles with two spellings: VerifyBench-Hard's rule-reasoning answers are "proved", "disproved" or
+# "unknown", and completions write "proven" as often.
+_WORD_FORMS = {"proven": "proved", "disproven": "disproved"}
+
+
+def _word_form(text: str) -> str:
+    return " ".join(_WORD_FORMS.get(word, word) for word in normalize_text(text).split(" "))
+
+
 def _words(question: str, gold: str, pred: str) -> Score | None:
-    """Words are not algebra: math-verify would read "Paris" as P*a*r*i*s, equal to "Pairs"."""
+    """Words are not algebra: math-verify would read "Paris" as P*a*r*i*s, equal to "Pairs". A word's other
+    spelling of the same form (``proven`` for ``proved``) is the same word."""
     if not is_plain_words(gold):
         return None
-    same = normalize_text(gold) == normalize_text(pred)
+    same = _word_form(gold) == _word_form(pred)
     return Score.correct("string_match", pred) if same else Score.incorrect(REASON_MISMATCH, pred)
 
 

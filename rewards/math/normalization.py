@@ -8,6 +8,7 @@ plain-text input):
 - unicode math signs (``√3``, ``π``, ``∞``, ``×``, ``−``, ``≤``, ``°``);
 - plain-text functions (``sqrt(3)/2``, ``4pi``, ``cbrt(8)``);
 - a number wrapped in text (``\\text{13}``, ``\\textbf{13}``), or after a currency sign (``\\$1596``);
+- spaces between a command and its argument (``\\text {square inches}``, ``\\frac {1}{2}``);
 - a column (or row) vector for the same tuple (``\\begin{pmatrix}1\\\\2\\end{pmatrix}`` = ``(1, 2)``).
 
 Look-alike letters and digits of other scripts (Cyrillic ``С``, Arabic-Indic ``١٢``, circled ``⑤``) are left as
@@ -142,9 +143,21 @@ def drop_currency(text: str) -> str:
     return _CURRENCY.sub("", text) if ("\\$" in text or not text.isascii()) else text
 
 
+# Possessive: a command followed by spaces and no brace gives the spaces back at once, never letter by letter.
+_COMMAND_SPACE = re.compile(r"(\\[A-Za-z]++)\s++(?=\{)")
+
+
+def tight_commands(text: str) -> str:
+    """``\\text {square inches}`` -> ``\\text{square inches}``: TeX skips the spaces after a command's name, so
+    they are not part of the answer; math-verify's rules for units and text look for the command and its brace
+    together, and left ``8\\sqrt{3} \\text { square inches}`` unequal to ``8\\sqrt{3}`` (a ProcessBench reference)."""
+    return _COMMAND_SPACE.sub(r"\1", text) if "\\" in text else text
+
+
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
-    return vector_to_tuple(unwrap_text_numbers(plain_functions(unicode_to_latex(drop_currency(answer))))).strip()
+    text = plain_functions(unicode_to_latex(drop_currency(tight_commands(answer))))
+    return vector_to_tuple(unwrap_text_numbers(text)).strip()
 
 
 # A function defined by a formula in one variable: "g(x) = 3x - 1", "f(t)=t^2+1".

@@ -173,6 +173,17 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         ("", "3", "It is \\boxed{3} and \\boxed{4}.", False, "mismatch"),
         ("", "5", "First \\boxed{12}. Then we get \\boxed{5}.", True, "verified"),
         ("", "3", "\\boxed{\\boxed{3}}", True, "verified"),  # a box in a box is one answer
+        # a space between a command and its brace is no part of the answer (TeX skips it)
+        ("", "8\\sqrt{3} \\text { square inches}", "\\boxed{8\\sqrt{3}}", True, "verified"),
+        ("", "8\\sqrt{3} \\text { square inches}", "\\boxed{8\\sqrt{2}}", False, "mismatch"),
+        # a labelled value, or a worked chain of equal values, with its unit: the value
+        ("", "40", "\\boxed{\\text{Volume} = 20 \\times 2 = 40 \\text{ cubic inches}}", True, "verified"),
+        ("", "40", "\\boxed{\\text{Volume of the locker} = 40\\text{ cubic inches}}", True, "verified"),
+        ("", "400", "\\boxed{\\text{Volume} = 20 \\times 2 = 40 \\text{ cubic inches}}", False, "mismatch"),
+        ("", "40", "\\boxed{\\text{Volume} = 20 \\times 3 = 40 \\text{ cubic inches}}", False, "mismatch"),
+        # two spellings of one participle
+        ("", "disproved", "**Answer:** Disproven.", True, "string_match"),
+        ("", "proved", "**Answer:** Disproven.", False, "mismatch"),
     ],
 )
 def test_rules_of_the_published_families(grader, question, reference, completion, verdict, reason):

@@ -25,7 +25,11 @@ DECISION_CASES = {
                 ("", r"\frac{1}{2}", r"1\frac{1}{2}", False),
                 # a decimal is the value rounded or cut at its last digit, not anything within a unit of it
                 ("", r"\sqrt{2}", "1.4142", True), ("", r"\frac{2}{3}", "0.6666", True),
-                ("", r"\sqrt{2}", "1.415", False), ("", r"\pi", "3.15", False), ("", r"-\frac{2}{3}", "-0.665", False)],
+                ("", r"\sqrt{2}", "1.415", False), ("", r"\pi", "3.15", False), ("", r"-\frac{2}{3}", "-0.665", False),
+                # a name set equal to a value, or to a chain of equal values, with a unit
+                ("", "40", r"\text{Volume} = 20 \times 2 = 40 \text{ cubic inches}", True),
+                ("", "40", r"V = 40 \text{ cm}^3", True), ("", "41", r"\text{Volume} = 20 \times 2 = 40", False),
+                ("", "40", r"\text{Volume} = 20 \times 3 = 40", None)],  # a false chain: math-verify's
     "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True)],
     "interval_notation": [("", "(2, 5]", r"\{x \mid 2 < x \le 5\}", True), ("", "(2, 5]", "2 < x < 5", False)],
     "tuples": [("", "(1, 2)", "(1, 2)", True), ("", "(1, 2)", "(2, 1)", False),
@@ -47,7 +51,8 @@ DECISION_CASES = {
                      ("", "1, 2", "1, 2, 2", None), ("", "1, 3", r"1, \sqrt{2}", None), ("", "1, 2", "1.5, 2", None),
                      # a number with thousands separators is one number to latex2sympy, not a list
                      ("", "1,000", "1, 0", None), ("", "12,500", "500, 12", None), ("", "12, 500", "12,500", None)],
-    "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False)],
+    "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False),
+              ("", "disproved", "Disproven", True), ("", "proved", "disproven", False)],
     "clock_times": [("Give the time in 24-hour format.", "same_day, 15:21:01", "same_day, 15:21:02", False),
                     ("Give the time in 24-hour format.", "same_day, 09:01", "2014-09-25, same_day, 09:00", False),
                     ("Give the time in 24-hour format.", "same_day, 09:01", "same_day, 09:01", True),
