@@ -76,6 +76,25 @@ def test_sll_alone_is_not_enough(ll_parser):
     assert all(_outcome(text) == "failed: Exception" for text in NEEDS_LL)
 
 
+def test_powers_are_read_in_the_first_stage(ll_parser):
+    """A power followed by anything but its subscript needs full context at one decision of ``atom_expr``; made
+    with LL's prediction there, the first stage reads these, and the second stage (LL for the whole input)
+    never runs."""
+    from antlr4.atn.PredictionMode import PredictionMode
+
+    prediction.use_two_stage_prediction()
+    parsers = []
+    create_two_stage_parser = _Latex2Sympy.create_parser
+    _Latex2Sympy.create_parser = lambda self, text: parsers.append(create_two_stage_parser(self, text)) or parsers[-1]
+
+    def last_mode(text: str) -> int:
+        _outcome(text)
+        return parsers[-1]._interp.predictionMode
+
+    assert all(last_mode(text) == PredictionMode.SLL for text in NEEDS_LL[:4])
+    assert last_mode(r"\frac{1}{") == PredictionMode.LL  # a syntax error still reaches the second stage
+
+
 def test_real_answers_parse_as_with_ll(ll_parser, data_root):
     """Every third distinct real answer (about 400, of them about 50 that SLL alone rejects)."""
     texts = _answers(data_root)[::3]
