@@ -95,6 +95,41 @@ def test_powers_are_read_in_the_first_stage(ll_parser):
     assert last_mode(r"\frac{1}{") == PredictionMode.LL  # a syntax error still reaches the second stage
 
 
+def _element_decision() -> tuple[object, int]:
+    from latex2sympy2_extended.gen.antlr4_13_2.PSParser import PSParser
+
+    [decision] = [d for d, state in enumerate(PSParser.atn.decisionToState)
+                  if PSParser.ruleNames[state.ruleIndex] == "element"]
+    return PSParser, decision
+
+
+def test_what_each_alternative_must_match_is_read_from_the_grammar():
+    """``element`` chooses between ``plus_minus_expr``, ``set_atom`` and ``relation``: only the first must match
+    a ``\\pm``; every parse of ``math`` ends in EOF; no precedence decision is ruled on."""
+    from antlr4.atn.ATNState import StarLoopEntryState
+
+    parser, decision = _element_decision()
+    exclusions = prediction._Exclusions(parser.atn)
+    assert [needs for _, needs in exclusions.alternatives[decision]] == [{parser.PLUS_MINUS}, set(), set()]
+    assert all(needs == {parser.EOF} for _, needs in exclusions.alternatives[0])
+    assert not [d for d in exclusions.alternatives if isinstance(parser.atn.decisionToState[d], StarLoopEntryState)
+                and parser.atn.decisionToState[d].isPrecedenceDecision]
+    after_x = {parser.PLUS_MINUS: 5, parser.EOF: 6}  # "x + y \\pm 1": last positions of the tokens ahead
+    assert exclusions.only_alternative(decision, parser.LETTER_NO_E, after_x, 0) is None
+    assert exclusions.only_alternative(decision, parser.LETTER_NO_E, {parser.EOF: 6}, 0) == 3  # relation
+
+
+def test_a_plain_expression_needs_no_lookahead_at_element(ll_parser):
+    """Without a ``\\pm`` ahead, ``element`` is a ``relation`` before any lookahead: its DFA, where SLL keeps what
+    its lookahead found, gains nothing from a long polynomial (it gained states at every new shape before)."""
+    parser, decision = _element_decision()
+    prediction.use_two_stage_prediction()
+    dfa = parser.decisionsToDFA[decision]
+    before = len(dfa._states)
+    assert _outcome("x^{90} + 3x^{80} - x^{70} + 7x^{60} - \\frac{x^{50}}{2} + 1") != "failed: Exception"
+    assert len(dfa._states) == before
+
+
 def test_real_answers_parse_as_with_ll(ll_parser, data_root):
     """Every third distinct real answer (about 400, of them about 50 that SLL alone rejects)."""
     texts = _answers(data_root)[::3]
