@@ -24,7 +24,7 @@ from rewards.math.extraction import (
     unwrap_text,
 )
 from rewards.math.intervals import interval_set, same_set
-from rewards.math.normalization import normalize_answer
+from rewards.math.normalization import normalize_answer, single_spaces
 from rewards.math.numeric import Number, evaluate, exact_number, numeric_tuple, same_value, split_top_level
 from rewards.math.quantities import (
     angle,
@@ -50,10 +50,12 @@ def _in_question_order(parts: list[tuple[str, str, str]], question: str) -> list
     return [part for _, part in sorted(zip(places, parts), key=lambda pair: pair[0])]
 
 # A name (a letter, a letter with an index, or a label set in text) set equal to one value or a chain of them.
-_ASSIGNMENT = re.compile(r"\s*(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\\(?:text|mathrm|textbf)\{[^{}=<>]*\})\s*=\s*"
-                         r"([^=<>]+(?:=[^=<>]+)*)")
-# A unit set in text after the value, with a power: what math-verify drops from the end of an answer.
-_UNIT_TEXT = re.compile(r"\s*\\(?:text|mbox|mathrm)\{[^{}]*\}(?:\^\{?\d\}?)?\s*$")
+# Possessive after the "=": spaces there are never shared with the value, so a long run of them costs one pass.
+_ASSIGNMENT = re.compile(r"\s*(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\\(?:text|mathrm|textbf)\{[^{}=<>]*\})\s*=\s*+"
+                         r"([^=<>]++(?:=[^=<>]++)*+)")
+# A unit set in text at the end of a value, with a power: what math-verify drops from the end of an answer. It
+# starts at the command (no leading spaces to try from every position of a long run); the caller strips.
+_UNIT_TEXT = re.compile(r"\\(?:text|mbox|mathrm)\{[^{}]*\}(?:\^\{?\d\}?)?\s*$")
 
 
 def strip_assignment(answer: str) -> str:
@@ -65,7 +67,7 @@ def strip_assignment(answer: str) -> str:
     if m is None:
         return answer
     sides = [side.strip() for side in m.group(1).split("=")]
-    last = _UNIT_TEXT.sub("", sides[-1]) or sides[-1]
+    last = _UNIT_TEXT.sub("", sides[-1]).rstrip() or sides[-1]
     values = [number_of(side) for side in (*sides[:-1], last)]
     if len(sides) == 1:
         return last if values[0] is not None else sides[0]
@@ -108,7 +110,7 @@ _SCIENTIFIC = re.compile(r"(.+?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-
 def decimal_literal(answer: str) -> Decimal | None:
     """The precision of a plain or scientific decimal literal, None for integers, fractions and the rest."""
     exponent = 0
-    m = _SCIENTIFIC.fullmatch(answer.strip())
+    m = _SCIENTIFIC.fullmatch(single_spaces(answer.strip()))  # its lazy mantissa would rescan a run of spaces
     if m:
         answer = m.group(1) if m.group(1) is not None else m.group(3)
         exponent = int(m.group(2) if m.group(2) is not None else m.group(4))

@@ -8,7 +8,7 @@ plain-text input):
 - unicode math signs (``√3``, ``π``, ``∞``, ``×``, ``−``, ``≤``, ``°``);
 - plain-text functions (``sqrt(3)/2``, ``4pi``, ``cbrt(8)``);
 - a number wrapped in text (``\\text{13}``, ``\\textbf{13}``), or after a currency sign (``\\$1596``);
-- spaces between a command and its argument (``\\text {square inches}``, ``\\frac {1}{2}``);
+- spaces between a command and its argument (``\\text {square inches}``, ``\\frac {1}{2}``), and runs of spaces;
 - a column (or row) vector for the same tuple (``\\begin{pmatrix}1\\\\2\\end{pmatrix}`` = ``(1, 2)``).
 
 Look-alike letters and digits of other scripts (Cyrillic ``С``, Arabic-Indic ``١٢``, circled ``⑤``) are left as
@@ -154,9 +154,19 @@ def tight_commands(text: str) -> str:
     return _COMMAND_SPACE.sub(r"\1", text) if "\\" in text else text
 
 
+_WHITESPACE_RUN = re.compile(r"\s{2,}")
+
+
+def single_spaces(text: str) -> str:
+    """Each run of whitespace as one space, or one newline if it holds one: spacing is not part of an answer, and
+    a long run is what makes a pattern that tries every position of it slow (a unit's ``\\s*`` before its sign
+    tried from every one of 20,000 spaces cost 20 s, in the calling process, where no deadline applies)."""
+    return _WHITESPACE_RUN.sub(lambda m: "\n" if "\n" in m.group() else " ", text)
+
+
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
-    text = plain_functions(unicode_to_latex(drop_currency(tight_commands(answer))))
+    text = plain_functions(unicode_to_latex(drop_currency(tight_commands(single_spaces(answer)))))
     return vector_to_tuple(unwrap_text_numbers(text)).strip()
 
 

@@ -84,6 +84,19 @@ def nesting(draw) -> str:
     }[kind]
 
 
+@st.composite
+def long_runs(draw) -> str:
+    """A long run of one separator inside an answer's shape: spaces after "=", commas in a list, equals signs in
+    a chain, LaTeX spaces; the patterns that read these must not try the run from each of its positions."""
+    k = draw(st.integers(min_value=1_000, max_value=60_000))
+    run = draw(st.sampled_from([" ", ",", "=", "\\,", "\\quad", "-", "."])) * k
+    shape = draw(st.sampled_from([
+        "x ={}1 <", "\\text{{Volume}} ={}40 \\text{{ cm}}", "1{}2", "x = 1 = 2{}<", "(1,{}2)", "\\frac{{1}}{{{}}}",
+        "{}", "p = 3,{}q = 5", "40{}\\text{{ cm}}^2",
+    ]))
+    return shape.format(run)
+
+
 lookalikes = st.text(
     alphabet=st.sampled_from(
         list("АВСЕНКМОРТХаеорсух") + list("٠١٢٣٤٥٦٧٨٩") + list("①②③④⑤") + list("０１２３４５６７８９")
@@ -104,7 +117,7 @@ megabyte = st.sampled_from(["x", "9", "{", "\\", "$", "Let me think. "]).map(lam
 plain = st.text(max_size=200)
 
 hostile = st.one_of(
-    towers(), factorials(), huge_literals(), nesting(), lookalikes, control, random_bytes, code, plain,
+    towers(), factorials(), huge_literals(), nesting(), long_runs(), lookalikes, control, random_bytes, code, plain,
     st.builds(lambda a, b: a + b, towers(), lookalikes),
     # megabyte strings are slow to build and read: one draw in about forty
     st.integers(0, 3).flatmap(lambda k: megabyte if k == 0 else st.sampled_from(["", "4", "{}"])),

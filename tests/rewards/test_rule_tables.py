@@ -150,3 +150,28 @@ def test_number_lists_rejects_only_what_math_verify_rejects():
             assert decided.verdict is expected, (gold, pred, decided)
 
     check()
+
+
+def test_long_runs_of_spaces_cost_one_pass():
+    """Where the grader reads an answer, a long run of spaces is read once, not once per space: an answer phrase
+    followed by nothing but spaces (four whitespace runs in a row in its pattern: 400 spaces cost 13 s), a name
+    and "=" before a value that does not close, a unit after a run, a decimal literal's mantissa. These run in
+    the calling process, where no deadline applies; a run of 200,000 would take hours at the old costs."""
+    from rewards.math.decision import decimal_literal, strip_assignment, unanchored_number
+    from rewards.math.extraction import extract_final_answer
+    from rewards.math.grader import MathGrader
+
+    run = " " * 200_000
+    assert extract_final_answer("The answer is" + run).text == "is"  # the anchor's last word, as before
+    assert extract_final_answer("The answer is" + run + "\n" + run).text == "is"
+    assert strip_assignment("x =" + run + "1 <") == "x =" + run + "1 <"
+    assert strip_assignment(r"\text{a} =" + run + "1 = 2" + run + "<").endswith("<")
+    assert strip_assignment("x = 1 = 1" + run + "2").startswith("x = 1")
+    assert strip_assignment("V = 40" + run + r"\text{ cm}") == "40"
+    assert unanchored_number(r"so \[ x = 1" + run + r"2 \]") is None
+    assert decimal_literal("1.5" + run + "y") is None
+    grader, run = MathGrader(), run[:40_000]  # under the longest answer read at all (60,000 characters)
+    for completion in ("The answer is" + run, r"\boxed{x =" + run + "1 <}", r"\boxed{40" + run + r"^\circ}",
+                       r"\boxed{40" + run + r"\%}", r"\boxed{1.5" + run + r"\times 10^{3}}"):
+        score = grader.decide("4", completion, "Compute it.")
+        assert score is None or score.verdict is False, completion[:20]
