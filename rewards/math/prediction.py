@@ -82,14 +82,15 @@ class _Exclusions:
         from antlr4.Token import Token
 
         required = _required_tokens(atn)
-        self.alternatives: dict[int, list[tuple[Any, frozenset[int]]]] = {}
+        self.alternatives: dict[int, list[tuple[frozenset[int] | None, frozenset[int]]]] = {}
         for decision, state in enumerate(atn.decisionToState):
             if isinstance(state, StarLoopEntryState) and state.isPrecedenceDecision:
                 continue  # the choice depends on the precedence it is called with, not on the tokens alone
             alternatives = []
             for transition in state.transitions:
-                first = atn.nextTokens(transition.target)
-                alternatives.append((None if Token.EPSILON in first else first, required[transition.target]))
+                first = atn.nextTokens(transition.target)  # an IntervalSet, whose membership test is a loop
+                tokens = None if Token.EPSILON in first else frozenset(t for r in first.intervals for t in r)
+                alternatives.append((tokens, required[transition.target]))
             self.alternatives[decision] = alternatives
 
     def only_alternative(self, decision: int, next_token: int, ahead: dict[int, int], index: int) -> int | None:
