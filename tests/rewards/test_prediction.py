@@ -4,11 +4,9 @@ last boxed answer of each completion) and MATH-500's answers."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from harness.core.answers import boxed_answers
+from benchmarks.parse_stages import real_answers
 
 pytest.importorskip("math_verify")
 
@@ -30,21 +28,6 @@ def _outcome(text: str) -> str:
         return repr(latex2sympy(text))
     except BaseException as exc:  # noqa: BLE001 - the failure is the outcome compared
         return f"failed: {type(exc).__name__}"
-
-
-def _answers(data_root) -> list[str]:
-    texts: list[str] = []
-    for path in sorted((data_root / "verifier" / "answer_equivalence_fixtures").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            texts += [row.get("gold"), row.get("pred")]
-    for path in sorted((data_root / "verifier" / "verifybench_hard_subset_longjudgebench").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            texts += [row["answer"], *boxed_answers(row["completion"])[-1:]]
-    for line in (data_root / "math" / "math500" / "test.jsonl").read_text(encoding="utf-8").splitlines():
-        texts.append(json.loads(line)["answer"])
-    return list(dict.fromkeys(t for t in texts if isinstance(t, str) and t.strip()))
 
 
 # SLL alone rejects these (implicit products next to powers need LL's full context): the second stage reads them
@@ -132,7 +115,7 @@ def test_a_plain_expression_needs_no_lookahead_at_element(ll_parser):
 
 def test_real_answers_parse_as_with_ll(ll_parser, data_root):
     """Every third distinct real answer (about 400, of them about 50 that SLL alone rejects)."""
-    texts = _answers(data_root)[::3]
+    texts = real_answers(data_root)[::3]
     assert len(texts) > 300
     expected = [_outcome(t) for t in texts]
     prediction.use_two_stage_prediction()

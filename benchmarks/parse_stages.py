@@ -1,0 +1,87 @@
+"""latex2sympy's parse of real answers from a cold start, as a rule-reward worker meets them: plain LL prediction
+(latex2sympy as shipped) against the two-stage parse of ``rewards/math/prediction.py``, each in a fresh
+process (ANTLR's prediction cache starts empty in a worker), alternately, ``--rounds`` times. The answers are
+the distinct answers of the answer-equivalence fixtures, the VerifyBench-Hard subset (references and last
+boxed answers) and MATH-500, as in ``tests/rewards/test_prediction.py``. Prints the medians and their ratio;
+one run, one machine.
+
+    HARNESS_DATA_ROOT=../shared/data python -m benchmarks.parse_stages [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from harness.core.answers import boxed_answers
+
+HERE = Path(__file__).resolve().parents[1]
+
+PARSE = """
+import json, sys, time
+if sys.argv[2] == "two-stage":
+    from rewards.math.prediction import use_two_stage_prediction
+    use_two_stage_prediction()
+from latex2sympy2_extended.latex2sympy2 import latex2sympy
+texts = json.load(open(sys.argv[1], encoding="utf-8"))
+start = time.perf_counter()
+failed = 0
+for text in texts:
+    try:
+        latex2sympy(text, is_real=True, convert_degrees=False, normalization_config=None)
+    except Exception:
+        failed += 1
+print(json.dumps({"seconds": time.perf_counter() - start, "failed": failed}))
+"""
+
+
+def real_answers(data_root: Path) -> list[str]:
+    texts: list[str] = []
+    for path in sorted((data_root / "verifier" / "answer_equivalence_fixtures").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts += [row.get("gold"), row.get("pred")]
+    for path in sorted((data_root / "verifier" / "verifybench_hard_subset_longjudgebench").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts += [row["answer"], *boxed_answers(row["completion"])[-1:]]
+    for line in (data_root / "math" / "math500" / "test.jsonl").read_text(encoding="utf-8").splitlines():
+        texts.append(json.loads(line)["answer"])
+    return list(dict.fromkeys(t for t in texts if isinstance(t, str) and t.strip()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    texts = real_answers(Path(os.environ.get("HARNESS_DATA_ROOT", HERE.parent / "shared" / "data")))
+    seconds: dict[str, list[float]] = {"plain LL": [], "two-stage": []}
+    failures: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "answers.json"
+        data.write_text(json.dumps(texts), encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": str(HERE)}
+        for _ in range(args.rounds):
+            for name in seconds:
+                done = subprocess.run([sys.executable, "-c", PARSE, str(data), name], check=True, capture_output=True,
+                                      text=True, cwd=HERE, env=env)
+                report = json.loads(done.stdout.strip().splitlines()[-1])
+                seconds[name].append(report["seconds"])
+                failures[name] = report["failed"]
+    base = statistics.median(seconds["plain LL"])
+    print(f"{len(texts)} distinct real answers, each parse from a cold start")
+    print(f"{'parse':12} {'median s':>9} {'x plain':>8} {'failed':>7}   rounds")
+    for name, values in seconds.items():
+        median = statistics.median(values)
+        rounds = ", ".join(f"{v:.2f}" for v in values)
+        print(f"{name:12} {median:9.2f} {base / median:8.2f} {failures[name]:7d}   {rounds}")
+
+
+if __name__ == "__main__":
+    main()
