@@ -1,8 +1,7 @@
 """latex2sympy's parse of real answers from a cold start, as a rule-reward worker meets them: plain LL prediction
 (latex2sympy as shipped) against the two-stage parse of ``rewards/math/prediction.py``, each in a fresh
 process (ANTLR's prediction cache starts empty in a worker), alternately, ``--rounds`` times. The answers are
-the distinct answers of the answer-equivalence fixtures, the VerifyBench-Hard subset (references and last
-boxed answers) and MATH-500, as in ``tests/rewards/test_prediction.py``. Prints the medians and their ratio;
+``suites.answers.real_answers``, which the parse's differential test reads too. Prints the medians and their ratio;
 one run, one machine.
 
     HARNESS_DATA_ROOT=../shared/data python -m benchmarks.parse_stages [--rounds 3]
@@ -19,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness.core.answers import boxed_answers
+from suites.answers import real_answers
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -41,26 +40,11 @@ print(json.dumps({"seconds": time.perf_counter() - start, "failed": failed}))
 """
 
 
-def real_answers(data_root: Path) -> list[str]:
-    texts: list[str] = []
-    for path in sorted((data_root / "verifier" / "answer_equivalence_fixtures").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            texts += [row.get("gold"), row.get("pred")]
-    for path in sorted((data_root / "verifier" / "verifybench_hard_subset_longjudgebench").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            texts += [row["answer"], *boxed_answers(row["completion"])[-1:]]
-    for line in (data_root / "math" / "math500" / "test.jsonl").read_text(encoding="utf-8").splitlines():
-        texts.append(json.loads(line)["answer"])
-    return list(dict.fromkeys(t for t in texts if isinstance(t, str) and t.strip()))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    texts = real_answers(Path(os.environ.get("HARNESS_DATA_ROOT", HERE.parent / "shared" / "data")))
+    texts = real_answers()
     seconds: dict[str, list[float]] = {"plain LL": [], "two-stage": []}
     failures: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:

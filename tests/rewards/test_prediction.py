@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.parse_stages import real_answers
+from suites.answers import real_answers
 
 pytest.importorskip("math_verify")
 
@@ -115,7 +115,7 @@ def test_a_plain_expression_needs_no_lookahead_at_element(ll_parser):
 
 def test_real_answers_parse_as_with_ll(ll_parser, data_root):
     """Every third distinct real answer (about 400, of them about 50 that SLL alone rejects)."""
-    texts = real_answers(data_root)[::3]
+    texts = real_answers()[::3]
     assert len(texts) > 300
     expected = [_outcome(t) for t in texts]
     prediction.use_two_stage_prediction()
