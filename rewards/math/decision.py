@@ -161,14 +161,26 @@ def number_of(answer: str) -> Number | None:
 _MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 
 
-def last_math_segment(answer: str) -> str | None:
-    """The contents of the last ``$...$`` (or ``\\(...\\)``, ``\\[...\\]``) of a prose answer that has words
-    outside it, else None."""
+def _last_segment(answer: str) -> re.Match | None:
     if "$" not in answer and "\\(" not in answer and "\\[" not in answer:
         return None
     last = None
     for last in _MATH_SEGMENT.finditer(answer[-2000:]):
         pass
+    return last
+
+
+def last_delimited_math(text: str) -> str | None:
+    """The contents of the last ``$...$`` (or ``\\(...\\)``, ``\\[...\\]``) of the last 2,000 characters of
+    ``text``, else None."""
+    last = _last_segment(text)
+    return None if last is None else next(g for g in last.groups() if g is not None).strip()
+
+
+def last_math_segment(answer: str) -> str | None:
+    """The contents of the last ``$...$`` (or ``\\(...\\)``, ``\\[...\\]``) of a prose answer that has words
+    outside it, else None."""
+    last = _last_segment(answer)
     if last is None:
         return None
     outside = answer[-2000:][: last.start()] + answer[-2000:][last.end() :]

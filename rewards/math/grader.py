@@ -40,11 +40,12 @@ from rewards.contract import (
     REASON_RESTATED,
     REASON_UNPARSABLE_REFERENCE,
     REASON_VERIFIED,
+    REASON_WRONG_FORM,
     Score,
 )
 from rewards.inputs import clean_completion
 from rewards.math.choices import question_options, split_letter
-from rewards.math.decision import decide_exactly, decide_unanchored, number_of, same_text
+from rewards.math.decision import decide_exactly, decide_unanchored, last_delimited_math, number_of, same_text
 from rewards.math.extraction import (
     after_thinking,
     choice_letter,
@@ -62,6 +63,7 @@ from rewards.math.rejection import (
     ends_mid_sentence,
     first_rejection,
     is_question_text,
+    leaves_unevaluated,
     looks_like_code,
     looks_like_garbage,
     without_list_markers,
@@ -235,6 +237,9 @@ class MathGrader:
                 pass
             if last is None or len(tail) - last.end() > _UNANCHORED_TRAIL:
                 return Score.incorrect(REASON_NO_ANSWER, detail="cut off mid-sentence without an answer")
+        last = last_delimited_math(tail)  # what math-verify would read last: a value, not a sum left to evaluate
+        if last is not None and leaves_unevaluated(gold, last):
+            return Score.incorrect(REASON_WRONG_FORM, last, "a limit, sum, product or integral left unevaluated")
         decided = decide_unanchored(question, gold, tail)
         if decided is not None:
             return decided

@@ -10,6 +10,8 @@ positives of rule verifiers. All are pure string code, linear in the input, safe
 - :func:`restates_question`: the question's own expression given back for "factor", "expand", "simplify",
   "reduce" or "rationalise" questions. A symbolic checker finds it equal to the reference (math-verify compares
   by value), so the policy is paid for doing nothing; the asked form is part of the answer.
+- :func:`leaves_unevaluated`: a limit, sum, product or integral given as the answer to a question whose answer is
+  its value. math-verify evaluates them, so the question's own ``\\sum_{k=1}^{10} k`` is paid as 55.
 - :func:`is_question_text`: the question itself given back; its last number is no answer, even when it happens
   to equal the reference.
 - :func:`without_list_markers`: a plan's numbering ("1. Determine ... 3. Compute the result.") is no answer;
@@ -22,7 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rewards.contract import REASON_INVALID_OUTPUT, REASON_RESTATED
+from rewards.contract import REASON_INVALID_OUTPUT, REASON_RESTATED, REASON_WRONG_FORM
 from rewards.math.decision import last_math_segment, number_of
 from rewards.math.extraction import Extraction, answer_statements, canonical_latex
 from rewards.math.normalization import normalize_answer
@@ -165,6 +167,25 @@ def restates_question(question: str, reference: str, answer: str) -> bool:
     return form in _form(question[:5000])
 
 
+# Operators that ask to be evaluated. math-verify evaluates what it parses of them (sympy's ``doit``), so that
+# ``\sum_{k=1}^{10} k`` is paid as 55: the verifier, not the policy, has done the computing.
+_UNEVALUATED = re.compile(r"\\(?:lim(?:sup|inf)?|sum|prod|i{1,3}nt|oint)(?![A-Za-z])")
+
+
+def leaves_unevaluated(reference: str, answer: str) -> bool:
+    """True when the answer's value (the last side of a chain: ``\sum_{k=1}^{10} k = 55`` answers 55) is a limit,
+    sum, product or integral left to evaluate, and the reference has none: a question's expression given back,
+    or any other, is not its value. A reference that is itself a sum or integral is compared as usual."""
+    if not _UNEVALUATED.search(answer) or _UNEVALUATED.search(reference):
+        return False
+    depth, last_side = 0, 0
+    for k, char in enumerate(answer):
+        depth += (char == "{") - (char == "}")
+        if char == "=" and depth == 0:
+            last_side = k + 1
+    return bool(_UNEVALUATED.search(answer, last_side))
+
+
 _SPACE = re.compile(r"\s+")
 
 
@@ -260,6 +281,11 @@ def _restated(a: Answered) -> str | None:
     return "the question's own expression, not the asked form" if restated else None
 
 
+def _unevaluated(a: Answered) -> str | None:
+    unevaluated = a.pred is not None and leaves_unevaluated(a.gold, a.pred)
+    return "a limit, sum, product or integral left unevaluated, not a value" if unevaluated else None
+
+
 # Whole completions that have not answered, whatever their answer: checked before anything is compared.
 COMPLETION_REJECTIONS: tuple[Rejection, ...] = (
     Rejection("looping", "CompassVerifier (arXiv 2507.03219): the invalid class, repetition", REASON_INVALID_OUTPUT,
@@ -277,6 +303,8 @@ ANSWER_REJECTIONS: tuple[Rejection, ...] = (
               REASON_INVALID_OUTPUT, _program_expression),
     Rejection("restated", "the question's own expression for factor/expand/simplify (arXiv 2505.22203)",
               REASON_RESTATED, _restated),
+    Rejection("unevaluated", "math-verify evaluates sums, products, limits and integrals (sympy's doit)",
+              REASON_WRONG_FORM, _unevaluated),
 )
 
 

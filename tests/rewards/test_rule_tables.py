@@ -73,7 +73,20 @@ REJECTION_CASES = {
     "code_or_gibberish": [("What is 2 + 2?", "4", "brtx vlkq ghmm 4"), ("What is 2 + 2?", "4", "]]]] {{{{ 4")],
     "program_expression": [("What is 2 + 2?", "4", r"\boxed{len('abcd')}")],
     "restated": [("Factor $x^2 - 1$.", "(x-1)(x+1)", r"\boxed{x^2 - 1}")],
+    "unevaluated": [("Compute $\\sum_{k=1}^{10} k$.", "55", r"\boxed{\sum_{k=1}^{10} k}"),
+                    ("Evaluate the integral.", r"\frac{1}{3}", r"The answer is $\int_0^1 x^2 \, dx$."),
+                    ("Find the limit.", "1", r"\boxed{L = \lim_{x \to 0} \frac{\sin x}{x}}")],
 }
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    ("55", r"\sum_{k=1}^{10} k = 55"),  # a chain answers with its last side
+    (r"\sum_{k=1}^{n} k^2", r"\sum_{k = 1}^{n} k^{2}"),  # the reference is itself a sum
+    ("120", "5!"), ("10", r"\binom{5}{2}"), ("1", r"\sin^2 x + \cos^2 x")])
+def test_what_is_not_left_unevaluated(reference, answer):
+    from rewards.math.rejection import leaves_unevaluated
+
+    assert not leaves_unevaluated(reference, answer)
 
 
 def test_every_rule_is_named_once_cited_and_has_its_table():
