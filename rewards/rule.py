@@ -6,12 +6,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
 from rewards.math.grader import GradingConfig, MathGrader
 from rewards.math.prediction import use_two_stage_prediction
-from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Task, describe
+from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Submitter, describe
 
 _GRADER: MathGrader | None = None  # one per worker process, set by the pool initializer
 # Items per worker task. The items that reach the workers are math-verify's slow ones (25 ms on average against
@@ -107,12 +106,11 @@ class RuleReward(ClosesOnExit):
         letters, ...) are decided in this process, with no round trip; only the rest go to the workers, in
         chunks."""
         results: list[tuple[Score, float] | None] = [None] * len(items)
-        submitted: list[tuple[list[int], Task]] = []
+        submitter = Submitter(self.pool, _grade_in_worker)  # the workers start while this decides
         chunk: list[int] = []
 
         def send() -> None:
-            args = [(items[i].question, items[i].reference, items[i].completion) for i in chunk]
-            submitted.append((list(chunk), self.pool.submit(_grade_in_worker, args)))
+            submitter.put(list(chunk), [(items[i].question, items[i].reference, items[i].completion) for i in chunk])
             chunk.clear()
 
         for i, it in enumerate(items):  # the workers start on the first undecided items while this goes on
@@ -126,6 +124,7 @@ class RuleReward(ClosesOnExit):
                 results[i] = (decided, time.perf_counter() - start)
         if chunk:
             send()
+        submitted = submitter.tasks()
         for indices, task in submitted:
             for i, outcome in zip(indices, self.pool.outcomes(task)):
                 results[i] = (_to_score(outcome), outcome.seconds)
@@ -139,7 +138,7 @@ class RuleReward(ClosesOnExit):
         when that worker finishes (an item that hangs holds only itself, not the items that share its batch)."""
         from concurrent.futures import as_completed
 
-        tasks: dict[Any, tuple[int, Task]] = {}
+        submitter = Submitter(self.pool, _grade_in_worker)  # the workers start while this decides
         for i, it in enumerate(items):
             start = time.perf_counter()
             decided = self._decide_here(it)
@@ -147,8 +146,8 @@ class RuleReward(ClosesOnExit):
                 self.decided_here += 1
                 on_score(i, decided, time.perf_counter() - start)
             else:
-                task = self.pool.submit(_grade_in_worker, [(it.question, it.reference, it.completion)])
-                tasks[task.future] = (i, task)
+                submitter.put(i, [(it.question, it.reference, it.completion)])
+        tasks = {task.future: (i, task) for i, task in submitter.tasks()}
         self.sent_to_workers += len(tasks)
         for future in as_completed(tasks):
             i, task = tasks[future]

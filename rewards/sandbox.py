@@ -9,6 +9,7 @@ worker and starts a new one, and the item is recorded as ``timeout``. Its batch-
 from __future__ import annotations
 
 import multiprocessing
+import queue
 import threading
 import time
 import weakref
@@ -185,6 +186,50 @@ class KillablePool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Submitter(Generic[R]):
+    """Submits chunks of calls to a :class:`KillablePool` from a thread of its own, in the order given.
+
+    The first submission to a pool that has not started waits for the fork server to import its modules and fork
+    the workers: half a second, in which the caller of a scoring call can decide half of a batch's items by
+    itself. With a submitter it does: :meth:`put` returns at once, and :meth:`tasks` waits for the submissions.
+    The workers begin on the first chunk as soon as they are up, as they would have.
+    """
+
+    def __init__(self, pool: KillablePool, fn: Callable[..., R]) -> None:
+        self._pool = pool
+        self._fn = fn
+        self._queue: queue.SimpleQueue[tuple[Any, list[tuple]] | None] = queue.SimpleQueue()
+        self._tasks: list[tuple[Any, Task]] = []
+        self._failure: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def put(self, key: Any, arg_tuples: list[tuple]) -> None:
+        """Submit ``fn(*args)`` for each tuple of the chunk, soon; ``key`` comes back with its task."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="pool-submitter", daemon=True)
+            self._thread.start()
+        self._queue.put((key, arg_tuples))
+
+    def tasks(self) -> list[tuple[Any, Task]]:
+        """Every chunk put, as ``(key, task)`` in the order put, once all are submitted. Raises what a submission
+        raised (a pool that could not start)."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        if self._failure is not None:
+            raise self._failure
+        return self._tasks
+
+    def _run(self) -> None:
+        while (entry := self._queue.get()) is not None:
+            if self._failure is None:
+                try:
+                    self._tasks.append((entry[0], self._pool.submit(self._fn, entry[1])))
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller by tasks()
+                    self._failure = exc
 
 
 def _stop_pool(pool: ProcessPool) -> None:

@@ -128,3 +128,39 @@ def test_the_calling_process_never_loads_sympy():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_items_decided_here_are_scored_while_the_workers_start():
+    """The first item that needs a worker does not hold up the items after it that the calling process decides:
+    their scores are handed out while the pool is still starting, and the worker's comes once it is up."""
+    with RuleReward(workers=1) as reward:
+        pool = reward.pool
+        ready = threading.Event()
+
+        class Starting:  # the real pool, but its start (the fork server importing sympy) lasts until ready
+            def submit(self, fn, arg_tuples):
+                ready.wait(60)
+                return pool.submit(fn, arg_tuples)
+
+            def outcomes(self, task):
+                return pool.outcomes(task)
+
+        reward._pool = Starting()
+        batch = items([("x+1", "\\boxed{1+x}"), ("3", "\\boxed{3}"), ("4", "\\boxed{5}")])
+        assert reward._decide_here(batch[0]) is None and reward._decide_here(batch[1]) is not None
+        scored: dict[int, bool] = {}
+        both = threading.Event()
+
+        def on_score(i, score, seconds):
+            scored[i] = score.verdict
+            if {1, 2} <= set(scored):
+                both.set()
+
+        worker = threading.Thread(target=reward.score_each, args=(batch, on_score))
+        worker.start()
+        decided_while_starting = both.wait(20)
+        ready.set()
+        worker.join(120)
+        reward._pool = pool
+    assert decided_while_starting
+    assert scored == {0: True, 1: True, 2: False}

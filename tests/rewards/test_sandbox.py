@@ -5,7 +5,7 @@ import signal
 import threading
 import time
 
-from rewards.sandbox import FAILURE_CRASHED, FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool
+from rewards.sandbox import FAILURE_CRASHED, FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Submitter
 
 
 def square(x):
@@ -127,3 +127,43 @@ def test_a_hung_item_in_a_chunk_times_out_alone():
         outcomes = pool.map(hang_blocking_signals, [(1,), (2,), (-1,), (3,), (4,), (5,)], chunk_size=3)
     assert [o.failure for o in outcomes] == [None, None, FAILURE_TIMEOUT, None, None, None]
     assert [o.value for o in outcomes if o.failure is None] == [1, 2, 3, 4, 5]
+
+
+class _StartingPool:
+    """A pool that is still starting (its fork server importing sympy) until ``ready`` is set."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.ready = threading.Event()
+        self.submitted: list[list[tuple]] = []
+        self.fail = fail
+
+    def submit(self, fn, arg_tuples):
+        self.ready.wait(60)
+        if self.fail:
+            raise RuntimeError("the fork server could not start")
+        self.submitted.append(arg_tuples)
+        return len(self.submitted)
+
+
+def test_a_submitter_never_waits_for_the_pool_and_keeps_the_order():
+    pool = _StartingPool()
+    submitter = Submitter(pool, square)
+    for key in "abc":
+        submitter.put(key, [(ord(key),)])
+    assert pool.submitted == []  # put returned while the pool was still starting
+    pool.ready.set()
+    assert submitter.tasks() == [("a", 1), ("b", 2), ("c", 3)]
+    assert pool.submitted == [[(97,)], [(98,)], [(99,)]]
+
+
+def test_a_pool_that_cannot_start_is_raised_to_the_caller():
+    pool = _StartingPool(fail=True)
+    submitter = Submitter(pool, square)
+    submitter.put("a", [(1,)])
+    pool.ready.set()
+    try:
+        submitter.tasks()
+    except RuntimeError as exc:
+        assert "could not start" in str(exc)
+    else:
+        raise AssertionError("the failure to start was lost")
