@@ -24,6 +24,9 @@ def _init_grader(config: GradingConfig) -> None:
     # math-verify logs a warning per internal timeout; in a worker that is noise, the score records it.
     logging.getLogger("math_verify").setLevel(logging.ERROR)
     use_two_stage_prediction()
+    from rewards.math.dfa_snapshot import load_shipped  # ANTLR's classes: imported where parses happen
+
+    load_shipped()  # a cold worker starts with the automaton a warm one has built (False: it builds its own)
     _GRADER = MathGrader(config)
 
 
