@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
 from rewards.math.grader import GradingConfig, MathGrader
+from rewards.math.latex_numbers import use_direct_integers
 from rewards.math.prediction import use_two_stage_prediction
 from rewards.sandbox import FAILURE_MEMORY, FAILURE_TIMEOUT, KillablePool, Outcome, Submitter, describe
 
@@ -24,6 +25,7 @@ def _init_grader(config: GradingConfig) -> None:
     # math-verify logs a warning per internal timeout; in a worker that is noise, the score records it.
     logging.getLogger("math_verify").setLevel(logging.ERROR)
     use_two_stage_prediction()
+    use_direct_integers()
     from rewards.math.dfa_snapshot import load_shipped  # ANTLR's classes: imported where parses happen
 
     load_shipped()  # a cold worker starts with the automaton a warm one has built (False: it builds its own)

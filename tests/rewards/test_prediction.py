@@ -124,10 +124,31 @@ def test_real_answers_parse_as_with_ll(ll_parser, data_root):
     assert not differ, differ[:5]
 
 
-def test_the_rule_reward_workers_use_it(ll_parser):
+def test_the_rule_reward_workers_use_it(ll_parser, monkeypatch):
+    monkeypatch.setattr(_Latex2Sympy, "parse_number", _Latex2Sympy.parse_number)
     from rewards.math.grader import GradingConfig
     from rewards.rule import _init_grader
 
     assert not getattr(_Latex2Sympy.create_parser, "_two_stage_prediction", False)
     _init_grader(GradingConfig())
     assert getattr(_Latex2Sympy.create_parser, "_two_stage_prediction", False)
+    assert getattr(_Latex2Sympy.parse_number, "_direct_integers", False)
+
+
+NUMBERS = ["7", "007", "1,000", "12,\\!500", "3.5", "0.001", "2^{10}", "\\frac{12}{35}", "1" * 4000, "1" * 4100,
+           "10\\%", "x_{12}"]
+
+
+def test_integers_made_directly_are_latex2sympys_own(ll_parser, monkeypatch, data_root):
+    """latex2sympy's numbers made without sympy's parser are the same objects: on number forms (leading zeros,
+    thousands, decimals, a 4,100-digit literal past the direct path's limit) and every third real answer."""
+    from rewards.math import latex_numbers
+
+    monkeypatch.setattr(_Latex2Sympy, "parse_number", _Latex2Sympy.parse_number)
+    texts = NUMBERS + real_answers()[2::3]
+    expected = [_outcome(t) for t in texts]
+    latex_numbers.use_direct_integers()
+    assert getattr(_Latex2Sympy.parse_number, "_direct_integers", False)
+    got = [_outcome(t) for t in texts]
+    differ = [(t[:80], e[:80], g[:80]) for t, e, g in zip(texts, expected, got) if e != g]
+    assert not differ, differ[:5]
