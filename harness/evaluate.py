@@ -12,7 +12,16 @@ from harness.core.spec import ComponentSpec
 from harness.core.store import ItemRow, NewRun, RunKind, RunRecord, RunStore
 from harness.core.versions import package_versions
 from rewards import build_reward
-from rewards.contract import Item, Reward, Score, ScoresEach, TimedReward, check_scores, close_reward
+from rewards.contract import (
+    Item,
+    Reward,
+    Score,
+    ScoresEach,
+    StartsEarly,
+    TimedReward,
+    check_scores,
+    close_reward,
+)
 from suites import build_suite
 from suites.contract import SuiteData, VerifierSuite
 
@@ -101,10 +110,12 @@ def evaluate_reward(
     already-built ``reward`` to reuse its worker processes across calls.
     """
     suite: VerifierSuite = build_suite(request.suite)
-    data: SuiteData = suite.load(request.data, request.limit)
     owned = reward is None
     reward = build_reward(request.reward) if reward is None else reward
     try:
+        if isinstance(reward, StartsEarly):
+            reward.start_early()  # its workers start while the data is read
+        data: SuiteData = suite.load(request.data, request.limit)
         ensure_ready([reward], f"scoring with {request.reward}")  # before a run exists: nothing half-recorded
         with store.recording(
             NewRun(

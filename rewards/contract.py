@@ -64,6 +64,15 @@ class TimedReward(Protocol):
     def score_timed(self, items: Sequence[Item]) -> list[tuple[Score, float]]: ...
 
 
+@runtime_checkable
+class StartsEarly(Protocol):
+    """A reward with something slow to start (worker processes that import sympy): ``start_early`` begins it in
+    the background and returns at once, so that it overlaps what the caller does before it scores (reading the
+    data). Scoring calls wait only for what they need; ``close`` waits for the start to end."""
+
+    def start_early(self) -> None: ...
+
+
 class ClosesOnExit:
     """``with reward: ...`` closes the reward at the end of the block."""
 

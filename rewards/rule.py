@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -80,6 +81,7 @@ class RuleReward(ClosesOnExit):
             fallback_chars=fallback_chars,
         )
         self._pool: KillablePool | None = None
+        self._starting: threading.Thread | None = None  # start_early's thread, joined by close
         self._grader = MathGrader(self.config)  # the pure rules only; sympy is imported by the workers
         self.decided_here = 0  # items decided without a worker, and sent to one: the fast path's share
         self.sent_to_workers = 0
@@ -96,6 +98,12 @@ class RuleReward(ClosesOnExit):
                 preload=("rewards.math.grader", "math_verify"),
             )
         return self._pool
+
+    def start_early(self) -> None:
+        """Start the workers in a thread of this process's own and return: a command reads its data meanwhile."""
+        if self._starting is None and self._pool is None:
+            self._starting = threading.Thread(target=self.pool.start, name="rule-reward-start", daemon=True)
+            self._starting.start()
 
     def start(self) -> None:
         """Start the workers and load math-verify in them now rather than on the first item that needs it."""
@@ -170,6 +178,9 @@ class RuleReward(ClosesOnExit):
             return None
 
     def close(self) -> None:
+        if self._starting is not None:  # a pool stopped while it starts could leave a worker behind
+            self._starting.join()
+            self._starting = None
         if self._pool is not None:
             self._pool.close()
             self._pool = None
@@ -177,6 +188,7 @@ class RuleReward(ClosesOnExit):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_pool"] = None  # processes do not travel; the copy starts its own on first use
+        state["_starting"] = None
         return state
 
 

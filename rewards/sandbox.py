@@ -124,6 +124,10 @@ class KillablePool:
                 self._finalizer = weakref.finalize(self, _stop_pool, self._pool)
             return self._pool
 
+    def start(self) -> None:
+        """Start the workers now (the fork server, its imports, the forks), rather than on the first submission."""
+        self._ensure_pool().schedule(_started)
+
     def map(self, fn: Callable[..., R], arg_tuples: Sequence[tuple], chunk_size: int = 1) -> list[Outcome[R]]:
         """Run ``fn(*args)`` for each tuple; outcomes come back in input order.
 
@@ -230,6 +234,10 @@ class Submitter(Generic[R]):
                     self._tasks.append((entry[0], self._pool.submit(self._fn, entry[1])))
                 except BaseException as exc:  # noqa: BLE001 - handed to the caller by tasks()
                     self._failure = exc
+
+
+def _started() -> None:
+    """What :meth:`KillablePool.start` has a worker run: nothing; starting the pool is the point."""
 
 
 def _stop_pool(pool: ProcessPool) -> None:

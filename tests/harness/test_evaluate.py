@@ -65,3 +65,42 @@ def test_other_rewards_get_batches():
 def test_a_missing_score_is_an_error_that_names_the_item():
     with pytest.raises(RuntimeError, match="no score for 1 of 10 items .*item 3"):
         score_in_batches(Streaming(skip=3), _items(10), 4)
+
+
+def test_a_reward_that_starts_early_starts_before_the_data_is_read(store, monkeypatch):
+    """The rule reward's workers take half a second to start: its own start returns at once (close waits for it),
+    and ``harness eval`` calls it before it reads the data."""
+    from harness.evaluate import EvalRequest, evaluate_reward
+    from rewards.rule import RuleReward
+    from rewards.sandbox import KillablePool
+    from suites.jsonl import JsonlVerifierSuite
+
+    starting, release = threading.Event(), threading.Event()
+
+    def slow_start(self):
+        starting.set()
+        release.wait(30)
+
+    monkeypatch.setattr(KillablePool, "start", slow_start)
+    reward = RuleReward(workers=1)
+    reward.start_early()
+    assert starting.wait(30) and not release.is_set()  # returned while its workers were still starting
+    release.set()
+    reward.close()
+
+    events: list[str] = []
+    start_early = RuleReward.start_early
+
+    def recorded_start(self):
+        events.append("start early")
+        start_early(self)
+
+    def load(self, data, limit=None):
+        events.append("data read")
+        raise FileNotFoundError("no data")  # the run stops here; the reward is closed all the same
+
+    monkeypatch.setattr(RuleReward, "start_early", recorded_start)
+    monkeypatch.setattr(JsonlVerifierSuite, "load", load)
+    with pytest.raises(FileNotFoundError):
+        evaluate_reward(EvalRequest(reward="rule", suite="jsonl", data="x.jsonl"), store)
+    assert events == ["start early", "data read"]
