@@ -86,59 +86,82 @@ class _Answers:
     def expression(self, depth: int = 2) -> str:
         if depth <= 0 or self.rng.random() < 0.25:
             return self.atom()
-        d = depth - 1
-        shape = self.rng.randrange(22)
-        if shape == 0:
-            return f"{self.expression(d)} + {self.expression(d)}"
-        if shape == 1:
-            return f"{self.expression(d)} - {self.expression(d)}"
-        if shape == 2:
-            return f"{self.expression(d)}{self.pick(_PRODUCTS)}{self.expression(d)}"
-        if shape == 3:
-            return f"{self.pick(_FRACTIONS)}{{{self.expression(d)}}}{{{self.expression(d)}}}"
-        if shape == 4:
-            return f"{self.atom()}^{self.pick(['2', '3', '{2}', '{-1}', '{n}', '{' + self.expression(d) + '}'])}"
-        if shape == 5:
-            index = self.pick(["", "", "[3]", "[n]"])
-            return f"{self.pick(['', '', '2', '3', '-'])}\\sqrt{index}{{{self.expression(d)}}}"
-        if shape == 6:
-            return f"({self.expression(d)})"
-        if shape == 7:
-            return f"\\left({self.expression(d)}\\right)"
-        if shape == 8:
-            fn = self.pick(_FUNCTIONS)
-            power = self.pick(["", "", "^2", "^{-1}"])
-            argument = self.pick([f"({self.expression(d)})", f" {self.atom()}", f"\\left({self.expression(d)}\\right)",
-                                  f"{{{self.expression(d)}}}"])
-            return f"{fn}{power}{argument}"
-        if shape == 9:
-            return f"\\log_{{{self.pick(['2', '3', '10', 'a', 'b'])}}} {self.atom()}"
-        if shape == 10:
-            return f"e^{{{self.expression(d)}}}"
-        if shape == 11:
-            return f"{self.pick(['-', '+'])}{self.expression(d)}"
-        if shape == 12:
-            return f"|{self.expression(d)}|" if self.rng.random() < 0.5 else f"\\left|{self.expression(d)}\\right|"
-        if shape == 13:
-            return f"{self.atom()}!" if self.rng.random() < 0.5 else f"\\binom{{{self.atom()}}}{{{self.atom()}}}"
-        if shape == 14:
-            return f"{self.expression(d)} \\pm {self.expression(d)}"
-        if shape == 15:
-            return f"{self.atom()}/{self.atom()}"
-        if shape == 16:
-            return f"{self.expression(d)}^\\circ" if self.rng.random() < 0.5 else f"{self.number()}^{{\\circ}}"
-        if shape == 17:
-            return f"{self.number()}\\%"
-        if shape == 18:
-            return f"{self.pick(_STYLES)}{{{self.pick(_VARIABLES)}}}"
-        if shape == 19:
-            return f"{self.expression(d)}{self.pick(_SPACES)}{self.expression(d)}"
-        if shape == 20:
-            k = self.pick(["k", "n", "i"])
-            return self.pick([f"\\sum_{{{k}=1}}^{{{self.atom()}}} {self.expression(d)}",
-                              f"\\int_{{{self.atom()}}}^{{{self.atom()}}} {self.expression(d)} \\, d{self.pick(_DX)}",
-                              f"\\lim_{{{self.pick(['x', 'n'])} \\to {self.pick(_LIMITS)}}} {self.expression(d)}",
-                              f"\\prod_{{{k}=1}}^{{n}} {self.expression(d)}"])
+        return _SHAPES[self.rng.randrange(len(_SHAPES))](self, depth - 1)
+
+    # -- the shapes of an expression, each from sub-expressions of depth ``d`` -----------------------------------
+    def _plus(self, d: int) -> str:
+        return f"{self.expression(d)} + {self.expression(d)}"
+
+    def _minus(self, d: int) -> str:
+        return f"{self.expression(d)} - {self.expression(d)}"
+
+    def _product(self, d: int) -> str:
+        return f"{self.expression(d)}{self.pick(_PRODUCTS)}{self.expression(d)}"
+
+    def _fraction(self, d: int) -> str:
+        return f"{self.pick(_FRACTIONS)}{{{self.expression(d)}}}{{{self.expression(d)}}}"
+
+    def _power(self, d: int) -> str:
+        return f"{self.atom()}^{self.pick(['2', '3', '{2}', '{-1}', '{n}', '{' + self.expression(d) + '}'])}"
+
+    def _root(self, d: int) -> str:
+        index = self.pick(["", "", "[3]", "[n]"])
+        return f"{self.pick(['', '', '2', '3', '-'])}\\sqrt{index}{{{self.expression(d)}}}"
+
+    def _parentheses(self, d: int) -> str:
+        return f"({self.expression(d)})"
+
+    def _left_right(self, d: int) -> str:
+        return f"\\left({self.expression(d)}\\right)"
+
+    def _function(self, d: int) -> str:
+        fn = self.pick(_FUNCTIONS)
+        power = self.pick(["", "", "^2", "^{-1}"])
+        argument = self.pick([f"({self.expression(d)})", f" {self.atom()}", f"\\left({self.expression(d)}\\right)",
+                              f"{{{self.expression(d)}}}"])
+        return f"{fn}{power}{argument}"
+
+    def _logarithm(self, d: int) -> str:
+        return f"\\log_{{{self.pick(['2', '3', '10', 'a', 'b'])}}} {self.atom()}"
+
+    def _exponential(self, d: int) -> str:
+        return f"e^{{{self.expression(d)}}}"
+
+    def _signed(self, d: int) -> str:
+        return f"{self.pick(['-', '+'])}{self.expression(d)}"
+
+    def _absolute(self, d: int) -> str:
+        return f"|{self.expression(d)}|" if self.rng.random() < 0.5 else f"\\left|{self.expression(d)}\\right|"
+
+    def _counting(self, d: int) -> str:
+        return f"{self.atom()}!" if self.rng.random() < 0.5 else f"\\binom{{{self.atom()}}}{{{self.atom()}}}"
+
+    def _plus_minus(self, d: int) -> str:
+        return f"{self.expression(d)} \\pm {self.expression(d)}"
+
+    def _slash(self, d: int) -> str:
+        return f"{self.atom()}/{self.atom()}"
+
+    def _degrees(self, d: int) -> str:
+        return f"{self.expression(d)}^\\circ" if self.rng.random() < 0.5 else f"{self.number()}^{{\\circ}}"
+
+    def _percent(self, d: int) -> str:
+        return f"{self.number()}\\%"
+
+    def _styled(self, d: int) -> str:
+        return f"{self.pick(_STYLES)}{{{self.pick(_VARIABLES)}}}"
+
+    def _spaced(self, d: int) -> str:
+        return f"{self.expression(d)}{self.pick(_SPACES)}{self.expression(d)}"
+
+    def _operator(self, d: int) -> str:
+        k = self.pick(["k", "n", "i"])
+        return self.pick([f"\\sum_{{{k}=1}}^{{{self.atom()}}} {self.expression(d)}",
+                          f"\\int_{{{self.atom()}}}^{{{self.atom()}}} {self.expression(d)} \\, d{self.pick(_DX)}",
+                          f"\\lim_{{{self.pick(['x', 'n'])} \\to {self.pick(_LIMITS)}}} {self.expression(d)}",
+                          f"\\prod_{{{k}=1}}^{{n}} {self.expression(d)}"])
+
+    def _scientific(self, d: int) -> str:
         return f"{self.expression(d)}{self.pick(['', ' '])}\\cdot{self.pick(['', ' '])}10^{{{self.rng.randint(-9, 9)}}}"
 
     def polynomial(self) -> str:
@@ -196,6 +219,13 @@ class _Answers:
             return self.pick([f"\\text{{{self.pick(_WORDS)}}}", str(self.pick(_WORDS)),
                               f"{e(1)} {self.pick(_WORDS)}"])
         return ", ".join(f"{self.pick(_VARIABLES)} = {e(1)}" for _ in range(self.rng.randint(2, 3)))
+
+
+_SHAPES = (_Answers._plus, _Answers._minus, _Answers._product, _Answers._fraction, _Answers._power, _Answers._root,
+           _Answers._parentheses, _Answers._left_right, _Answers._function, _Answers._logarithm,
+           _Answers._exponential, _Answers._signed, _Answers._absolute, _Answers._counting, _Answers._plus_minus,
+           _Answers._slash, _Answers._degrees, _Answers._percent, _Answers._styled, _Answers._spaced,
+           _Answers._operator, _Answers._scientific)
 
 
 def generated_answers(count: int, seed: int = 0) -> list[str]:
