@@ -21,9 +21,16 @@ _COMMAND = re.compile(r"\\[A-Za-z]+")
 _NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
 
 
+# A differential (``dx``, ``d\theta``) of an integral or a derivative is two letters, not a word.
+_DIFFERENTIAL = re.compile(r"(?<![A-Za-z])d(?:[A-Za-z]|\\[A-Za-z]+)(?![A-Za-z])")
+
+
 def reads_as_prose(s: str) -> bool:
     r"""True when ``s`` has a word (two letters or more) outside LaTeX commands, environment names and
-    ``\text{}``: ``83 packages`` is prose, ``\frac{e^2-1}{2} + \frac{\pi}{4}`` and ``x \leq 5`` are not."""
+    ``\text{}``: ``83 packages`` is prose, ``\frac{e^2-1}{2} + \frac{\pi}{4}``, ``x \leq 5`` and
+    ``\int_0^1 x^2 \, dx`` and ``\frac{dy}{dx}`` are not."""
+    if "\\int" in s or "\\frac{d" in s:
+        s = _DIFFERENTIAL.sub(" ", s)
     return WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", s))) is not None
 
 

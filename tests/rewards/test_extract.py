@@ -110,3 +110,15 @@ def test_plain_number(answer, number):
 def test_normalize_text():
     assert normalize_text("\\text{Apple  Pear}.") == "apple pear"
     assert normalize_text("**Tuesday**") == "tuesday"
+
+
+@pytest.mark.parametrize(("text", "prose"), [
+    ("83 packages", True), (r"x \leq 5", False), (r"\frac{270}{7}\text{ degrees}", False),
+    # a differential of an integral or a derivative is two letters, not a word
+    (r"\int_0^1 x^2 \, dx", False), (r"\int_0^{\pi} \sin\theta \, d\theta", False), (r"\frac{dy}{dx} = 2x", False),
+    (r"\int_0^1 f \, dx \text{ is the area}", False), (r"\int_0^1 f \, dx is the area", True), ("x dx", True),
+])
+def test_what_reads_as_prose(text, prose):
+    from rewards.math.extraction import reads_as_prose
+
+    assert reads_as_prose(text) is prose
