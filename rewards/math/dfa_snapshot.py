@@ -177,8 +177,8 @@ def _build(parser_cls: type, snapshot: dict) -> list[tuple[Any, list, Any]] | No
         dfa = dfas[decision]
         if dfa.precedenceDfa != precedence:
             return None
-        states = []
-        for (number, hashed, accept, prediction, full_context, _edges, full_ctx, unique, conflicting, semantic,
+        states, edges = [], []
+        for (number, hashed, accept, prediction, full_context, state_edges, full_ctx, unique, conflicting, semantic,
              dips, packed) in rows:
             state = DFAState.__new__(DFAState)
             state.stateNumber = number
@@ -190,6 +190,7 @@ def _build(parser_cls: type, snapshot: dict) -> list[tuple[Any, list, Any]] | No
             state.requiresFullContext = full_context
             state.predicates = None
             states.append(state)
+            edges.append(state_edges)
             if len(checked) < _CHECKED_STATES:
                 checked.append((state.configs, hashed))
 
@@ -197,10 +198,10 @@ def _build(parser_cls: type, snapshot: dict) -> list[tuple[Any, list, Any]] | No
             return None if k == _NO_STATE else ATNSimulator.ERROR if k == _ERROR_STATE else states[k]
 
         width = parser_cls.atn.maxTokenType + 2
-        for state, row in zip(states, rows):
-            if row[5]:
+        for state, state_edges in zip(states, edges):  # once every state exists: edges point forward too
+            if state_edges:
                 state.edges = [None] * width
-                for t, to in row[5]:
+                for t, to in state_edges:
                     state.edges[t] = resolve(to)
         built.append((dfa, states, [resolve(k) for k in start] if precedence else resolve(start)))
     if any(configs.hashConfigs() != hashed for configs, hashed in checked):

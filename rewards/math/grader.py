@@ -40,7 +40,6 @@ from rewards.contract import (
     REASON_RESTATED,
     REASON_UNPARSABLE_REFERENCE,
     REASON_VERIFIED,
-    REASON_WRONG_FORM,
     Score,
 )
 from rewards.inputs import clean_completion
@@ -59,11 +58,11 @@ from rewards.math.quantities import degrees_in_trig
 from rewards.math.rejection import (
     ANSWER_REJECTIONS,
     COMPLETION_REJECTIONS,
+    UNEVALUATED,
     Answered,
     ends_mid_sentence,
     first_rejection,
     is_question_text,
-    leaves_unevaluated,
     looks_like_code,
     looks_like_garbage,
     without_list_markers,
@@ -238,8 +237,9 @@ class MathGrader:
             if last is None or len(tail) - last.end() > _UNANCHORED_TRAIL:
                 return Score.incorrect(REASON_NO_ANSWER, detail="cut off mid-sentence without an answer")
         last = last_delimited_math(tail)  # what math-verify would read last: a value, not a sum left to evaluate
-        if last is not None and leaves_unevaluated(gold, last):
-            return Score.incorrect(REASON_WRONG_FORM, last, "a limit, sum, product or integral left unevaluated")
+        rejected = first_rejection((UNEVALUATED,), Answered(question, gold, text, None, last, last))
+        if rejected is not None:
+            return Score.incorrect(rejected[0].reason, last, rejected[1])
         decided = decide_unanchored(question, gold, tail)
         if decided is not None:
             return decided

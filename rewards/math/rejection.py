@@ -28,6 +28,7 @@ from rewards.contract import REASON_INVALID_OUTPUT, REASON_RESTATED, REASON_WRON
 from rewards.math.decision import last_math_segment, number_of
 from rewards.math.extraction import Extraction, answer_statements, canonical_latex
 from rewards.math.normalization import normalize_answer
+from rewards.math.numeric import split_top_level
 
 _WHITESPACE = re.compile(r"\s+")
 _LOOP_WINDOW = 5000
@@ -178,12 +179,8 @@ def leaves_unevaluated(reference: str, answer: str) -> bool:
     or any other, is not its value. A reference that is itself a sum or integral is compared as usual."""
     if not _UNEVALUATED.search(answer) or _UNEVALUATED.search(reference):
         return False
-    depth, last_side = 0, 0
-    for k, char in enumerate(answer):
-        depth += (char == "{") - (char == "}")
-        if char == "=" and depth == 0:
-            last_side = k + 1
-    return bool(_UNEVALUATED.search(answer, last_side))
+    sides = split_top_level(answer, "=")
+    return bool(_UNEVALUATED.search(sides[-1] if sides else answer))
 
 
 _SPACE = re.compile(r"\s+")
@@ -295,6 +292,10 @@ COMPLETION_REJECTIONS: tuple[Rejection, ...] = (
     Rejection("resource", "a megabyte in a box: no final answer is this long", REASON_INVALID_OUTPUT, _overlong),
 )
 
+# Also applied to what math-verify would read last in an unanchored tail (the grader's fallback).
+UNEVALUATED = Rejection("unevaluated", "math-verify evaluates sums, products, limits and integrals (sympy's doit)",
+                        REASON_WRONG_FORM, _unevaluated)
+
 # Extracted answers that are not answers: checked once the answer is read, before the exact rules.
 ANSWER_REJECTIONS: tuple[Rejection, ...] = (
     Rejection("code_or_gibberish", "Pitfalls of Rule- and Model-based Verifiers (arXiv 2505.22203)",
@@ -303,8 +304,7 @@ ANSWER_REJECTIONS: tuple[Rejection, ...] = (
               REASON_INVALID_OUTPUT, _program_expression),
     Rejection("restated", "the question's own expression for factor/expand/simplify (arXiv 2505.22203)",
               REASON_RESTATED, _restated),
-    Rejection("unevaluated", "math-verify evaluates sums, products, limits and integrals (sympy's doit)",
-              REASON_WRONG_FORM, _unevaluated),
+    UNEVALUATED,
 )
 
 
