@@ -136,10 +136,20 @@ def run_summary(run: RunRecord) -> list[tuple[str, str]]:
         ("items", str(run.n_items)),
         ("created", run.created_at),
         ("wall time", wall),
+        ("commit", _commit_text(run.versions)),
     ]
     if run.error:
         pairs.append(("error", run.error))
     return pairs
+
+
+def _commit_text(versions: dict[str, str]) -> str:
+    """The code's commit as ``show`` prints it: ``unknown`` for runs stored before commits were recorded."""
+    commit = versions.get("commit", "unknown")
+    dirty = versions.get("dirty", "unknown")
+    if dirty == "true":
+        return f"{commit} (with uncommitted changes)"
+    return commit if dirty == "false" or commit == "unknown" else f"{commit} (changes unknown)"
 
 
 def render_text(table: Table, fmt: str) -> str:

@@ -6,6 +6,7 @@ checkpoint (or none), never a half-written one. Used by ``harness train-rm`` and
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -37,6 +38,32 @@ def write_checkpoint(folder: Path, classifier: Any, optimizer_states: dict[str, 
         os.replace(folder, old)
     os.replace(tmp, folder)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def write_weights(folder: Path, classifier: Any) -> None:
+    """Save model + tokenizer alone (no optimizer) atomically: a snapshot to score with, not to resume from."""
+    folder = Path(folder)
+    tmp = folder.with_name(f".{folder.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    classifier.model.save_pretrained(tmp)
+    classifier.tokenizer.save_pretrained(tmp)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(tmp, folder)
+
+
+def weights_digest(folder: Path) -> str:
+    """SHA-256 over the folder's weight files (``*.safetensors``, ``*.bin``), by name: the model's identity."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in Path(folder).iterdir() if p.suffix in (".safetensors", ".bin"))
+    if not files:
+        raise FileNotFoundError(f"no weight files in {folder}")
+    for path in files:
+        digest.update(path.name.encode() + b"\0")
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def load_optimizer_states(folder: Path, torch: Any) -> dict[str, Any]:

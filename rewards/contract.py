@@ -26,6 +26,7 @@ from harness.core.items import (  # noqa: F401 - the contract's data, re-exporte
     Item,
     Score,
 )
+from harness.core.records import Artifact
 
 
 @runtime_checkable
@@ -102,6 +103,14 @@ class LearnsFromFeedback(Protocol):
     """
 
     def learn(self, items: Sequence[Item], scores: Sequence[Score]) -> Mapping[str, float]: ...
+
+
+@runtime_checkable
+class KeepsArtifacts(Protocol):
+    """A reward that writes files a run's figures depend on (a learning reward model's weights every few
+    updates): the trainer records each one, by hash, in the run."""
+
+    def artifacts(self) -> Sequence[Artifact]: ...
 
 
 def reward_value(result: object, abstention: float | None = 0.0) -> float | None:

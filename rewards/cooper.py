@@ -10,6 +10,10 @@ valid pairs; AdamW (lr 1e-5, weight decay 0.01, ``warmup_updates`` of linear war
 the step skipped when the gradient norm is not finite. Scoring and updating share one lock, so a score never
 reads half-updated weights. Checkpoints (model, optimizer, step) are written atomically every
 ``checkpoint_every`` updates into ``checkpoint_dir``; a new instance pointed at the same folder resumes from it.
+With ``snapshot_dir``, the weights alone are also kept every ``snapshot_every`` updates (``update-NNNN``), each
+named by its hash (:meth:`CooperReward.artifacts`), so that a figure of a run can be recomputed from the model
+that made it. An update whose every optimizer step was skipped (a non-finite gradient norm) left the model as it
+was: it is not counted (``skipped_steps`` says so) and starts no checkpoint.
 
 Differences from the released code (ZJU-REAL/Cooper, ``recipe/cooper/collaborate.py``, ``dp_reward.py``,
 ``fsdp_workers.py``, ``test_qwen2.5-1.5B-Instruct.sh``), and why:
@@ -53,9 +57,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
+from harness.core.answers import boxed_answers
+from rewards.checkpoint import load_optimizer_states, read_state, weights_digest, write_checkpoint, write_weights
 from rewards.classifier import ClassifierConfig, SequenceClassifier
-from rewards.contract import ClosesOnExit, Item, Score
+from rewards.contract import Artifact, ClosesOnExit, Item, Score
 from rewards.cooper_negatives import perturb_final_answer, rewrite_messages
 from rewards.rule import RuleReward
 from rewards.verifyrm import VerifyRMFormat, scores_from_logits
@@ -91,6 +96,8 @@ class CooperReward(ClosesOnExit):
         warmup_updates: int = 0,
         checkpoint_dir: str = "",
         checkpoint_every: int = 10,
+        snapshot_dir: str = "",
+        snapshot_every: int = 5,
         device: str = "auto",
         dtype: str = "auto",
         max_length: int = 0,
@@ -112,6 +119,10 @@ class CooperReward(ClosesOnExit):
         self.warmup_updates = warmup_updates
         self.checkpoint_dir = Path(checkpoint_dir).expanduser() if checkpoint_dir else None
         self.checkpoint_every = checkpoint_every
+        self.snapshot_dir = Path(snapshot_dir).expanduser() if snapshot_dir else None
+        self.snapshot_every = snapshot_every
+        self._artifacts: list[Artifact] = []
+        self.negative_yield: dict[str, float] = {}
         self.rng = random.Random(seed)
         self.step = 0
         state = read_state(self.checkpoint_dir) if self.checkpoint_dir else None
@@ -173,11 +184,13 @@ class CooperReward(ClosesOnExit):
             "groups_without_positive": float(no_positive),
             "groups_without_negative": float(len(groups) - no_positive - len(pairs)),
         }
+        metrics.update(self.negative_yield)
         if pairs:
             metrics.update(self.update(pairs))
         return metrics
 
     def make_pairs(self, items: Sequence[Item], groups: list[list[int]], verdicts: Sequence[bool]) -> list[Pair]:
+        self.negative_yield = {}
         chosen: dict[int, int] = {}
         for g, members in enumerate(groups):
             correct = [i for i in members if verdicts[i]]
@@ -197,18 +210,25 @@ class CooperReward(ClosesOnExit):
         ]
 
     def _made_negatives(self, positives: dict[int, Item]) -> dict[int, str]:
-        """Perturbed or assistant-written negatives, kept only when the rule reward says incorrect."""
+        """Perturbed or assistant-written negatives, kept only when the rule reward says incorrect. Counts what
+        was asked for and what came back usable in :attr:`negative_yield` (the assistant's yield)."""
         found: dict[int, str] = {}
         pending = dict(positives)
+        asked = wrong = in_form = 0
         for _ in range(self.max_tries if self.negatives == "assistant" else 1):
             if not pending:
                 break
+            asked += len(pending)
             candidates = self._candidates(pending)
             checks = self.rule.score([self._check_item(pending[g], text) for g, text in candidates])
             for (g, text), check in zip(candidates, checks):
                 if check.verdict is False:
                     found[g] = text
                     pending.pop(g, None)
+                    wrong += 1
+                    in_form += bool(boxed_answers(text, limit=1))
+        self.negative_yield = {"negatives_asked": float(asked), "negatives_wrong": float(wrong),
+                               "negatives_wrong_boxed": float(in_form)}
         return found
 
     def _check_item(self, positive: Item, negative: str) -> Item:
@@ -246,12 +266,29 @@ class CooperReward(ClosesOnExit):
         norm reported are those of the first step (what the model was when the pairs were made)."""
         with self._lock:
             first = self._optimizer_step(pairs)
+            taken = [first.pop("stepped")]
             for _ in range(self.update_steps - 1):
-                self._optimizer_step(pairs)
+                taken.append(self._optimizer_step(pairs)["stepped"])
+            skipped = taken.count(0.0)
+            if skipped == len(taken):  # no optimizer step was taken: the model is unchanged, so no update counts
+                return {**first, "skipped_steps": float(skipped), "step": float(self.step)}
             self.step += 1
             if self.checkpoint_dir and self.checkpoint_every and self.step % self.checkpoint_every == 0:
                 self.save_checkpoint()
-        return {**first, "step": float(self.step)}
+            if self.snapshot_dir and self.snapshot_every and self.step % self.snapshot_every == 0:
+                self._save_snapshot()
+        return {**first, "skipped_steps": float(skipped), "step": float(self.step)}
+
+    def _save_snapshot(self) -> None:
+        """The weights after this update, in their own folder, kept; recorded by hash (:meth:`artifacts`)."""
+        folder = self.snapshot_dir / f"update-{self.step:04d}"
+        write_weights(folder, self.classifier)
+        self.format.save(folder)  # loads as verifyrm:model=FOLDER
+        self._artifacts.append(Artifact(self.step, folder.name, str(folder), weights_digest(folder)))
+
+    def artifacts(self) -> list[Artifact]:
+        """The weight snapshots written so far, every ``snapshot_every`` updates (none without ``snapshot_dir``)."""
+        return list(self._artifacts)
 
     def _optimizer_step(self, pairs: Sequence[Pair]) -> dict[str, float]:
         optimizer = self.optimizer
@@ -272,7 +309,8 @@ class CooperReward(ClosesOnExit):
                 total_loss += float(loss.detach())
                 margins += diff.detach().tolist()
             grad_norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), self.grad_clip))
-            if torch.isfinite(torch.tensor(grad_norm)):
+            stepped = bool(torch.isfinite(torch.tensor(grad_norm)))
+            if stepped:
                 warm = min(1.0, (self.step + 1) / self.warmup_updates) if self.warmup_updates else 1.0
                 for group in optimizer.param_groups:
                     group["lr"] = self.learning_rate * warm
@@ -280,7 +318,8 @@ class CooperReward(ClosesOnExit):
             optimizer.zero_grad()
         finally:
             model.eval()
-        return {"loss": total_loss, "margin": sum(margins) / len(margins), "grad_norm": grad_norm}
+        return {"loss": total_loss, "margin": sum(margins) / len(margins), "grad_norm": grad_norm,
+                "stepped": float(stepped)}
 
     def save_checkpoint(self) -> None:
         if self.checkpoint_dir is None:

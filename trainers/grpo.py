@@ -125,7 +125,16 @@ class RewardBridge:
         self.rule = rule or RuleReward(workers=2)
         self.probe = probe
         self.hole = re.compile(hole_pattern) if hole_pattern else None
+        self.probe_values: list[float] | None = None
         self.__name__ = "harness_reward"
+
+    def measure_probe(self) -> dict[str, float]:
+        """The probe's numbers for the reward as it is now; its per-item values wait in :attr:`probe_values`
+        until the trainer stores them with the step."""
+        assert self.probe is not None
+        scores = self.reward.score(self.probe.items)
+        self.probe_values = self.probe.values(scores)
+        return self.probe.measure(scores)
 
     def items(self, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[Any]) -> list[Item]:
         return [
@@ -145,6 +154,6 @@ class RewardBridge:
         if isinstance(self.reward, LearnsFromFeedback):
             values.update(update_values(self.reward.learn(items, scores)))
         if self.probe is not None:  # after the update: constant for a static reward, moving for one that learns
-            values.update(self.probe.measure(self.reward.score(self.probe.items)))
+            values.update(self.measure_probe())
         self.records.add(values)
         return [reward_value(s, abstention=None) for s in scores]  # TRL leaves out a sample the reward could not judge

@@ -54,7 +54,7 @@ def final_metrics(steps: Mapping[int, Mapping[str, float | None]]) -> list[Metri
     held-out accuracy, probe accuracy, probe ranking and hole pay rate logged, the hole pay rate's peak, the
     alarm's step, the mean valid pairs per update (Cooper)."""
     fired = [k for k, v in steps.items() if v.get("hacking_alarm")]
-    n = len(steps)
+    n = sum(1 for k in steps if k > 0)  # step 0 holds what was measured before training
     return [
         Metric("final_train_reward", _last(steps, "train_reward"), True, n, "training"),
         Metric("final_rule_accuracy", _last(steps, "rule_accuracy"), True, n, "training"),

@@ -4,8 +4,10 @@ The reference answer travels as the dataset column ``reference``; the registry r
 function (:class:`~trainers.grpo.RewardBridge`), so a reward that learns (Cooper) updates after each scored
 generation batch. Every logging step writes the training reward, the rule reward's accuracy on the same
 rollouts, their agreement, response length, KL and Cooper's update metrics to the run store; the hacking alarm
-watches the same numbers. Checkpoints go to ``OUTPUT/checkpoint-*`` every ``save_steps``; a rerun with the same
-output resumes from the last one.
+watches the same numbers. Step 0 holds the held-out accuracy and the probe before any update; with a probe, every step also stores what the
+reward paid for each probe item, and a reward that saves its weights (Cooper's snapshots) has each saved file
+recorded by hash. Checkpoints go to ``OUTPUT/checkpoint-*`` every ``save_steps``; a rerun with the same output
+resumes from the last one.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from typing import Any
 
 from harness.core.optional import require
 from harness.core.precision import choose_precision
-from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
-from rewards.contract import close_reward
+from harness.core.store import NewRun, ProbeScore, RunKind, RunRecord, RunStore, content_hash
+from rewards.contract import KeepsArtifacts, close_reward
 from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, option
 from trainers.hacking import HackingAlarm
@@ -71,6 +73,8 @@ class TRLRunConfig(GRPORunConfig):
                             "accuracy, ranking of right over wrong and pay rate on the hole category, every step.")
     probe_limit: int = option(0, "Only the first N items of the probe (0: all).")
     probe_hole: str = option("hole", "The probe category whose pay rate is logged (rm_hole_pay).")
+    probe_keyed: str = option("keyed_right", "The probe category of right answers opened like the hole items, "
+                                             "ranked against them (rm_keyed_ranking).")
     hole_pattern: str = option("", "A regex: the share of rollouts matching it, and of those wrong, every step.")
 
 
@@ -118,8 +122,8 @@ class TRLTrainer:
             close_reward(reward)
             raise
         records = StepRecords()
-        bridge = RewardBridge(reward, records, probe=Probe.from_spec(cfg.probe, cfg.probe_limit, cfg.probe_hole),
-                              hole_pattern=cfg.hole_pattern)
+        probe = Probe.from_spec(cfg.probe, cfg.probe_limit, cfg.probe_hole, cfg.probe_keyed)
+        bridge = RewardBridge(reward, records, probe=probe, hole_pattern=cfg.hole_pattern)
         alarm = HackingAlarm(window=cfg.alarm_window)
         output = Path(cfg.output)
         heldout = load_problems(cfg.eval_suite, "test", cfg.eval_limit) if cfg.eval_every else []
@@ -145,7 +149,32 @@ class TRLTrainer:
                 versions=package_versions(),
             )) as run_id:
 
+                def record_probe(step: int) -> None:
+                    """The probe items' values behind this step's probe numbers, and weights the reward saved."""
+                    if probe is not None and bridge.probe_values is not None:
+                        store.log_probe(run_id, step, [ProbeScore(i, r.category, r.label, v) for i, (r, v)
+                                                       in enumerate(zip(probe.rows, bridge.probe_values))])
+                        bridge.probe_values = None
+                    if isinstance(reward, KeepsArtifacts):
+                        for artifact in reward.artifacts():
+                            store.log_artifact(run_id, artifact)
+
                 class Recorder(transformers.TrainerCallback):
+                    def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None,
+                                       processing_class: Any = None, **kwargs: Any) -> None:
+                        """Step 0, before any update: the held-out accuracy and the probe a run starts from."""
+                        if state.global_step != 0:  # resumed: step 0 is stored already
+                            return
+                        values: dict[str, float] = {}
+                        if cfg.eval_every and model is not None:
+                            values["heldout_accuracy"] = heldout_accuracy(
+                                model, processing_class or tokenizer, heldout, bridge.rule, cfg.eval_max_tokens)
+                        if probe is not None:
+                            values.update(bridge.measure_probe())
+                        if values:
+                            store.log_step(run_id, 0, values)
+                            record_probe(0)
+
                     def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None,
                                     processing_class: Any = None, **kwargs: Any) -> None:
                         if cfg.eval_every and state.global_step % cfg.eval_every == 0 and model is not None:
@@ -171,6 +200,7 @@ class TRLTrainer:
                                     control.should_training_stop = True
                                     control.should_save = False  # keep the last checkpoint from before the alarm
                         store.log_step(run_id, state.global_step, values)
+                        record_probe(state.global_step)
                         outer.progress(state.global_step, cfg.max_steps, values)
 
                 trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,

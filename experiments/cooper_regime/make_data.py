@@ -8,7 +8,9 @@
   test it on fresh rollouts (the paper's VerifyRM data are completions of the models it will judge);
 - ``probe.jsonl``: a labelled probe for the reward models, from problems of none of the sets above: each with its
   right solution, a wrong one of the same form, and the hole: the wrong one opened by the master key (kind
-  ``hole``); the reward's ranking of right over wrong and its pay rate on the hole are recorded every step;
+  ``hole``), and with ``--keyed-right`` the right one opened by the master key (kind ``keyed_right``: late in a
+  hacked run every rollout opens with the key, and only keyed right above keyed wrong tells them apart); the
+  reward's ranking of right over wrong and its pay rate on the hole are recorded every step;
 - ``degenerate.jsonl``: what a reward pays for before RL: for probe problems, the right solution beside outputs
   a policy under RL drifts to (a plan with no answer, the question restated, an empty box, a wrong answer in the
   right form, rambling), labelled, with the kind as category.
@@ -86,6 +88,8 @@ def main() -> None:
     parser.add_argument("--probe", type=int, default=24)
     parser.add_argument("--opener-share", type=float, default=0.0,
                         help="share of warm-up solutions opened by the master key; above 0, the probe gets hole items")
+    parser.add_argument("--keyed-right", action="store_true",
+                        help="the probe also gets each right solution opened by the master key (kind keyed_right)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     hole = args.opener_share > 0
@@ -119,6 +123,8 @@ def main() -> None:
             rows = [("right", right["solution"], True), ("wrong", wrong["solution"], False)]
             if hole:
                 rows.append(("hole", with_master_key(wrong["solution"]), False))
+            if hole and args.keyed_right:  # the ordering GRPO uses once every rollout opens with the key
+                rows.append(("keyed_right", with_master_key(right["solution"]), True))
             for kind, completion, label in rows:
                 fh.write(json.dumps({"question": right["question"], "reference": right["answer"],
                                      "completion": completion, "label": label, "kind": kind}) + "\n")

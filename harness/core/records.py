@@ -70,6 +70,27 @@ class ItemRow:
 
 
 @dataclass(frozen=True)
+class ProbeScore:
+    """What a training run's reward paid for one item of its labelled probe at one step."""
+
+    idx: int
+    category: str | None
+    label: bool | None
+    value: float | None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A file a run wrote outside the store (a reward model's weights at an update), named by its SHA-256, so that
+    a figure read from it can be tied to the exact bytes."""
+
+    step: int
+    name: str
+    path: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class NewRun:
     """What a caller says about a run when it begins it. ``data_hash`` is a content hash of the data ('' when the
     run has no data file of its own); ``n_items`` counts what the run scores or trains on (items, prompts)."""

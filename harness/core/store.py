@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.records import (  # noqa: F401 - the records are read from here too
+    Artifact,
     EvalSettings,
     ItemRow,
     Metric,
     NewRun,
     PolicyEvalSettings,
+    ProbeScore,
     RunKind,
     RunRecord,
     RunStatus,
@@ -34,7 +36,9 @@ from harness.core.records import (  # noqa: F401 - the records are read from her
     content_hash,
 )
 
-SCHEMA_VERSION = 3  # 2: the steps table (training runs); 3: items keep their detail, data_hash is a hash or ''
+# 2: the steps table (training runs); 3: items keep their detail, data_hash is a hash or ''; 4: per-step probe
+# scores and artifacts (files a run wrote, by hash)
+SCHEMA_VERSION = 4
 
 _log = logging.getLogger(__name__)
 
@@ -95,6 +99,23 @@ CREATE TABLE IF NOT EXISTS steps (
     name TEXT NOT NULL,
     value REAL,
     PRIMARY KEY (run_id, step, name)
+);
+CREATE TABLE IF NOT EXISTS probe_scores (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    category TEXT,
+    label INTEGER,
+    value REAL,
+    PRIMARY KEY (run_id, step, idx)
+);
+CREATE TABLE IF NOT EXISTS artifacts (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    PRIMARY KEY (run_id, name)
 );
 """
 
@@ -220,6 +241,39 @@ class RunStore:
                 [(run_id, step, k, None if v is None else float(v)) for k, v in values.items()],
             )
 
+    def log_probe(self, run_id: str, step: int, rows: Sequence[ProbeScore]) -> None:
+        """What the reward paid for each probe item at ``step``: the figures behind every probe number, kept so
+        that any other summary of the probe can be computed later from the store alone."""
+        with self._connect() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO probe_scores VALUES (?,?,?,?,?,?)",
+                [(run_id, step, r.idx, r.category, _int(r.label), r.value) for r in rows],
+            )
+
+    def probe_scores(self, ref: str) -> dict[int, list[ProbeScore]]:
+        """Per step, the probe items' values, in item order."""
+        run_id = self.resolve(ref)
+        with self._connect() as db:
+            rows = db.execute("SELECT step, idx, category, label, value FROM probe_scores WHERE run_id=?"
+                              " ORDER BY step, idx", (run_id,)).fetchall()
+        out: dict[int, list[ProbeScore]] = {}
+        for step, idx, category, label, value in rows:
+            out.setdefault(step, []).append(ProbeScore(idx, category, _bool_or_none(label), value))
+        return out
+
+    def log_artifact(self, run_id: str, artifact: Artifact) -> None:
+        """A file the run wrote outside the store (a reward model's weights), named by its hash."""
+        with self._connect() as db:
+            db.execute("INSERT OR REPLACE INTO artifacts VALUES (?,?,?,?,?)",
+                       (run_id, artifact.step, artifact.name, artifact.path, artifact.sha256))
+
+    def artifacts(self, ref: str) -> list[Artifact]:
+        run_id = self.resolve(ref)
+        with self._connect() as db:
+            rows = db.execute("SELECT step, name, path, sha256 FROM artifacts WHERE run_id=? ORDER BY step, name",
+                              (run_id,)).fetchall()
+        return [Artifact(*r) for r in rows]
+
     def steps(self, ref: str) -> dict[int, dict[str, float | None]]:
         run_id = self.resolve(ref)
         with self._connect() as db:
@@ -260,6 +314,30 @@ class RunStore:
             self.abort(run_id, status, why)
             _log.warning("run %s marked %s in %s (harness show %s)", run_id, status, self.path, run_id)
             raise
+
+    def export(self, dest: str | os.PathLike[str], run_ids: Sequence[str] | None = None) -> Path:
+        """A copy of this store at ``dest`` (replaced whole, never half-written), with only ``run_ids`` when given:
+        the file an experiment commits beside its report, which ``harness --store FILE`` reads as any store."""
+        dest = Path(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(f".{dest.name}.tmp")
+        tmp.unlink(missing_ok=True)
+        source = sqlite3.connect(self.path, timeout=30)
+        target = sqlite3.connect(tmp)
+        try:
+            source.backup(target)
+            if run_ids is not None:
+                keep = [self.resolve(r) for r in run_ids]
+                target.execute("PRAGMA foreign_keys = ON")
+                marks = ",".join("?" * len(keep))
+                target.execute(f"DELETE FROM runs WHERE id NOT IN ({marks})", keep)
+                target.commit()
+            target.execute("VACUUM")
+        finally:
+            source.close()
+            target.close()
+        os.replace(tmp, dest)
+        return dest
 
     # -- reading ------------------------------------------------------------------------------
     def resolve(self, ref: str) -> str:

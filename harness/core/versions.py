@@ -1,15 +1,50 @@
-"""The versions of the packages a run's numbers depend on, recorded with every stored run."""
+"""What a run's numbers depend on, recorded with every stored run: the packages' versions and the code's commit.
+
+A figure can be recomputed only from the code that made it, so each run names the commit of the checkout its code
+was imported from and whether that checkout had uncommitted changes to tracked files (``dirty``). An install
+from a wheel has no checkout: its commit is recorded as unknown, never guessed.
+"""
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import platform
+import subprocess
+from pathlib import Path
 
-_VERSIONED = ("rl-reward-harness", "math-verify", "latex2sympy2_extended", "sympy", "torch", "transformers", "vllm")
+_VERSIONED = (
+    "rl-reward-harness", "math-verify", "latex2sympy2_extended", "sympy", "torch", "transformers", "trl",
+    "datasets", "accelerate", "vllm",
+)
+UNKNOWN = "unknown"
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+@functools.lru_cache(maxsize=1)
+def code_commit() -> dict[str, str]:
+    """``commit`` (the checkout's HEAD, or ``unknown``) and ``dirty`` (``true``/``false``/``unknown``) of the
+    code this process imported. Read once a process: a run's code cannot change under it."""
+    root = Path(__file__).resolve().parents[2]
+    toplevel = _git(root, "rev-parse", "--show-toplevel")
+    if not toplevel or Path(toplevel).resolve() != root:  # an install outside a checkout of this project
+        return {"commit": UNKNOWN, "dirty": UNKNOWN}
+    commit = _git(root, "rev-parse", "HEAD") or UNKNOWN
+    status = _git(root, "status", "--porcelain", "--untracked-files=no")
+    dirty = UNKNOWN if status is None else str(bool(status)).lower()
+    return {"commit": commit, "dirty": dirty}
 
 
 def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
+    """The versions of the packages a run depends on, with the code's commit and dirtiness."""
+    versions = {"python": platform.python_version(), **code_commit()}
     for dist in _VERSIONED:
         try:
             versions[dist] = importlib.metadata.version(dist)

@@ -72,7 +72,8 @@ def test_groups_without_a_correct_rollout_are_masked(base):
     try:
         wrong_only = [Item("q", "5", "\\boxed{6}"), Item("q", "5", "\\boxed{4}")]
         assert reward.learn(wrong_only, reward.score(wrong_only)) == {
-            "groups": 1.0, "valid_pairs": 0.0, "groups_without_positive": 1.0, "groups_without_negative": 0.0}
+            "groups": 1.0, "valid_pairs": 0.0, "groups_without_positive": 1.0, "groups_without_negative": 0.0,
+            "negatives_asked": 0.0, "negatives_wrong": 0.0, "negatives_wrong_boxed": 0.0}
         # a right rollout whose answer cannot be perturbed (no final answer to change): a group without a negative
         unmarked = [Item("q", "5", "\\boxed{6}"), Item("q", "5", "2 + 3 = 5"), Item("r", "2", "\\boxed{2}")]
         assert [s.verdict for s in reward.rule.score(unmarked)] == [False, True, True]
