@@ -28,11 +28,15 @@ def _git(root: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-@functools.lru_cache(maxsize=1)
-def code_commit() -> dict[str, str]:
+CODE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the harness, rewards, suites and trainers
+
+
+@functools.lru_cache(maxsize=4)
+def code_commit(root: Path = CODE_ROOT) -> dict[str, str]:
     """``commit`` (the checkout's HEAD, or ``unknown``) and ``dirty`` (``true``/``false``/``unknown``) of the
-    code this process imported. Read once a process: a run's code cannot change under it."""
-    root = Path(__file__).resolve().parents[2]
+    code under ``root`` (by default the code this process imported). Read once a process: a run's code cannot
+    change under it."""
+    root = Path(root).resolve()
     toplevel = _git(root, "rev-parse", "--show-toplevel")
     if not toplevel or Path(toplevel).resolve() != root:  # an install outside a checkout of this project
         return {"commit": UNKNOWN, "dirty": UNKNOWN}

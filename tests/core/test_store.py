@@ -145,3 +145,39 @@ def test_a_runs_settings_are_its_kinds_typed_config(tmp_path):
     assert store.get(train).settings == TrainingSettings(output="runs/x", seed=2)  # beta is the trainer's own
     assert store.get(old).settings == EvalSettings(limit=5)
     assert store.get(old).status is RunStatus.RUNNING and str(store.get(old).status) == "running"
+
+
+def test_probe_scores_and_artifacts_round_trip_and_go_with_their_run(store):
+    from harness.core.store import Artifact, ProbeScore
+
+    run_id = store.begin(new_run(kind="train"))
+    rows = [ProbeScore(0, "right", True, 0.9), ProbeScore(1, "hole", False, None)]
+    store.log_probe(run_id, 0, rows)
+    store.log_probe(run_id, 1, [ProbeScore(0, "right", True, 0.8), ProbeScore(1, "hole", False, 0.2)])
+    store.log_artifact(run_id, Artifact(5, "update-0005", "/x/update-0005", "ab" * 32))
+    assert store.probe_scores(run_id)[0] == rows
+    assert [r.value for r in store.probe_scores(run_id)[1]] == [0.8, 0.2]
+    assert store.artifacts(run_id) == [Artifact(5, "update-0005", "/x/update-0005", "ab" * 32)]
+    with sqlite3.connect(store.path) as db:
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("DELETE FROM runs WHERE id=?", (run_id,))
+        assert db.execute("SELECT COUNT(*) FROM probe_scores").fetchone() == (0,)
+        assert db.execute("SELECT COUNT(*) FROM artifacts").fetchone() == (0,)
+
+
+def test_an_export_holds_the_chosen_runs_whole_and_opens_as_a_store(store, tmp_path):
+    from harness.core.store import ProbeScore
+
+    keep, drop = store.begin(new_run(kind="train")), store.begin(new_run(kind="train"))
+    for run_id in (keep, drop):
+        store.log_step(run_id, 1, {"train_reward": 0.5})
+        store.log_probe(run_id, 1, [ProbeScore(0, "right", True, 0.7)])
+    dest = store.export(tmp_path / "out" / "runs.sqlite", [keep])
+    exported = RunStore(dest)
+    assert [r.id for r in exported.runs()] == [keep]
+    assert exported.steps(keep) == {1: {"train_reward": 0.5}}
+    assert exported.probe_scores(keep)[1][0].value == 0.7
+    with sqlite3.connect(dest) as db:
+        assert db.execute("SELECT COUNT(*) FROM steps WHERE run_id=?", (drop,)).fetchone() == (0,)
+    assert [r.id for r in store.runs()] == [drop, keep] or [r.id for r in store.runs()] == [keep, drop]
+    assert not list((tmp_path / "out").glob(".*tmp"))  # no temporary file left beside it

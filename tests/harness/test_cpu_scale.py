@@ -34,17 +34,17 @@ def test_arithmetic_sets_are_disjoint_and_seeded(tmp_path):
 
 
 @pytest.mark.slow
-def test_cooper_hole_pipeline_runs_shortened(tmp_path, data_root):
-    """experiments/cooper_regime/run_hole.sh end to end at tiny sizes: data, warm-up, the policy's rollouts labelled,
-    the static reward model and its control, the pilot, the three rewards' training runs with the probe and the
-    hole's pattern logged every step, and the report with its criteria. The pipeline, not the science
-    (docs/cpu_scale/cooper_hole holds the full runs; the first experiment's run.sh stays as its control)."""
+def test_cooper_released_pipeline_runs_shortened(tmp_path, data_root):
+    """experiments/cooper_regime/run_released.sh end to end at tiny sizes: data, warm-up, the policy's rollouts
+    labelled, the static reward model, the pilot, the four arms' training runs with the probe stored item by item
+    from step 0, the store exported beside the report after each run, and the report made from that export alone.
+    The pipeline, not the science (docs/cpu_scale/cooper_released holds the full runs)."""
     require_packaged_smollm2()
-    env = {**os.environ, "OUT": str(tmp_path / "out"), "DOCS": str(tmp_path / "docs"), "STEPS": "2", "SEEDS": "0",
-           "SMALL": "1", "HARNESS_STORE": str(tmp_path / "runs.sqlite"),
-           "PILOT_SETTINGS": "negatives=group,learning_rate=2e-4"}
+    docs = tmp_path / "docs"
+    env = {**os.environ, "OUT": str(tmp_path / "out"), "DOCS": str(docs), "STEPS": "2", "SEEDS": "0",
+           "SMALL": "1", "HARNESS_STORE": str(tmp_path / "runs.sqlite")}
     # in a session of its own: on a timeout the whole pipeline goes (a training run it started included)
-    process = subprocess.Popen(["bash", str(REPO / "experiments" / "cooper_regime" / "run_hole.sh")], env=env,
+    process = subprocess.Popen(["bash", str(REPO / "experiments" / "cooper_regime" / "run_released.sh")], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         _, stderr = process.communicate(timeout=1800)
@@ -53,20 +53,61 @@ def test_cooper_hole_pipeline_runs_shortened(tmp_path, data_root):
         _, stderr = process.communicate()
         pytest.fail("the shortened pipeline took more than 30 minutes: " + stderr[-2000:])
     assert process.returncode == 0, stderr[-4000:]
-    pilot = json.loads((tmp_path / "out" / "pilot.json").read_text())
-    assert {"P1", "P2", "P3", "static", "cooper"} <= set(pilot)
-    store = RunStore(tmp_path / "runs.sqlite")
+    pilot = json.loads((docs / "pilot.json").read_text())
+    assert {"P1", "P2", "static", "cooper", "arms"} <= set(pilot)
+    assert set(pilot["cooper"]) == {"released_assistant", "released_perturb", "group"}
+    store = RunStore(docs / "runs.sqlite")  # the export, not the working store
     train = store.runs(kind="train", status="complete")
-    assert sorted(r.reward.split(":")[0] for r in train) == ["cooper", "rule", "verifyrm"]
+    assert sorted(Path(r.config["output"]).name for r in train) == [
+        "cooper_group-seed0", "cooper_released-seed0", "rule-seed0", "static-seed0"]
     for run in train:
+        assert run.versions["commit"] and run.versions["dirty"] in ("true", "false", "unknown")
         steps = store.steps(run.id)
-        assert sorted(steps) == [1, 2]
-        assert all({"rm_probe_ranking", "rm_hole_pay", "hole_share", "hole_wrong_share"} <= set(v) for v in steps.values())
-        assert run.metric("final_heldout_accuracy") is not None
-    cooper = next(r for r in train if r.reward.startswith("cooper"))
-    assert all("rm_groups_without_positive" in v for v in store.steps(cooper.id).values())
-    summary = (tmp_path / "docs" / "summary.md").read_text()
+        assert sorted(steps) == [0, 1, 2]
+        assert {"rm_probe_ranking", "rm_probe_ties", "rm_keyed_ranking", "rm_hole_pay", "rm_hole_tie",
+                "heldout_accuracy"} <= set(steps[0])
+        assert all({"hole_share", "hole_wrong_share", "rm_keyed_ranking"} <= set(steps[k]) for k in (1, 2))
+        probe = store.probe_scores(run.id)
+        assert sorted(probe) == [0, 1, 2] and {r.category for r in probe[0]} == {"right", "wrong", "hole", "keyed_right"}
+    subprocess.run([sys.executable, str(REPO / "experiments" / "cooper_regime" / "report_released.py"), "--docs",
+                    str(docs)], check=True, capture_output=True)
+    summary = (docs / "summary.md").read_text()
     assert "## Pilot (before the runs)" in summary and "**H (the static model is hacked)**" in summary
-    assert "**C1 (Cooper holds)**" in summary and "**C2 (Cooper beats the static model)**" in summary
-    svg = (tmp_path / "docs" / "probe.svg").read_text()
-    assert "hole pay rate" in svg and "ranking of right over wrong" in svg
+    assert "**Collapse (Cooper, group negatives)**" in summary and "not the experiment's" in summary
+    assert "hole pay rate" in (docs / "probe.svg").read_text()
+
+
+def _report_module(name: str):
+    sys.path.insert(0, str(REPO / "experiments" / "cooper_regime"))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.pop(0)
+
+
+def test_the_first_hole_experiment_s_pilot_is_made_again_from_its_committed_data():
+    """All that is left of the first hole experiment's data is its pilot: its section of the summary and pilot.md
+    are made again from pilot.json (the runs' tables cannot be: their store is lost, as its report says)."""
+    docs = REPO / "docs" / "cpu_scale" / "cooper_hole"
+    text = _report_module("pilot").render(json.loads((docs / "pilot.json").read_text()))
+    assert (docs / "pilot.md").read_text().strip() == text.strip()
+    assert f"## Pilot (before the runs)\n\n{text}\n" in (docs / "summary.md").read_text()
+
+
+RELEASED = REPO / "docs" / "cpu_scale" / "cooper_released"
+
+
+def test_the_released_experiment_s_summary_is_made_again_from_its_committed_store(tmp_path):
+    """summary.md is what report_released.py makes of the committed store and pilot: any edit of the one without
+    the other fails here. Every run in the store names the commit it ran, from a clean tree."""
+    if not (RELEASED / "summary.md").exists():
+        pytest.skip("the experiment has no summary yet")
+    store_file = tmp_path / "runs.sqlite"
+    store_file.write_bytes((RELEASED / "runs.sqlite").read_bytes())  # opening a store may migrate it: a copy
+    store = RunStore(store_file)
+    pilot = json.loads((RELEASED / "pilot.json").read_text())
+    text, ids = _report_module("report_released").summary(store, pilot)
+    assert text == (RELEASED / "summary.md").read_text()
+    assert (RELEASED / "pilot.md").read_text().strip() == _report_module("pilot_released").render(pilot).strip()
+    for run in store.runs(limit=10_000):
+        assert len(run.versions["commit"]) == 40 and run.versions["dirty"] == "false", run.id

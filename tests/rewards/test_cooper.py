@@ -182,3 +182,51 @@ def test_update_steps_takes_that_many_optimizer_steps_per_update(base):
             CooperReward(str(base), negatives="perturb", update_steps=0)
     finally:
         reward.close()
+
+
+def test_an_update_whose_gradient_is_not_finite_changes_nothing_and_is_not_counted(base):
+    reward = CooperReward(str(base), negatives="perturb", learning_rate=1e-2, dtype="float32")
+    try:
+        items = rollouts()
+        torch = reward.classifier.torch
+        weight = next(p for n, p in reward.classifier.model.named_parameters() if "classifier" in n or "score" in n)
+        scores = reward.score(items)
+        with torch.no_grad():  # a NaN in the head: every logit, loss and gradient of the update is NaN
+            saved = weight.detach().clone()
+            weight.view(-1)[0] = float("nan")
+        before = {n: p.detach().clone() for n, p in reward.classifier.model.named_parameters()}
+        metrics = reward.learn(items, scores)
+        assert reward.step == 0 and metrics["step"] == 0.0  # no update counted
+        assert metrics["valid_pairs"] == 2.0 and metrics["skipped_steps"] == 1.0
+        after = dict(reward.classifier.model.named_parameters())
+        assert all(torch.equal(before[n].nan_to_num(), after[n].detach().nan_to_num()) for n in before)
+        with torch.no_grad():
+            weight.copy_(saved)
+        metrics = reward.learn(items, reward.score(items))
+        assert metrics["skipped_steps"] == 0.0 and reward.step == 1
+    finally:
+        reward.close()
+
+
+def test_weights_are_kept_every_few_updates_and_named_by_their_hash(base, tmp_path):
+    from rewards.checkpoint import weights_digest
+
+    snapshots = tmp_path / "snapshots"
+    reward = CooperReward(str(base), negatives="perturb", learning_rate=1e-2, dtype="float32",
+                          snapshot_dir=str(snapshots), snapshot_every=2)
+    try:
+        items = rollouts()
+        values = []
+        for _ in range(5):
+            reward.learn(items, reward.score(items))
+            values.append([s.value for s in reward.score(items)])
+        kept = reward.artifacts()
+        assert [(a.step, a.name) for a in kept] == [(2, "update-0002"), (4, "update-0004")]
+        assert all(a.sha256 == weights_digest(snapshots / a.name) for a in kept)
+        assert kept[0].sha256 != kept[1].sha256  # the weights moved between the two
+    finally:
+        reward.close()
+    # a snapshot loads as a static reward model and scores as the online model did right after that update
+    static = build_reward(f"verifyrm:model={snapshots / 'update-0004'},dtype=float32")
+    assert [s.value for s in static.score(items)] == pytest.approx(values[3], abs=1e-5)
+    assert values[3] != pytest.approx(values[4], abs=1e-7)
