@@ -174,7 +174,7 @@ _UNEVALUATED = re.compile(r"\\(?:lim(?:sup|inf)?|sum|prod|i{1,3}nt|oint)(?![A-Za
 
 
 def leaves_unevaluated(reference: str, answer: str) -> bool:
-    """True when the answer's value (the last side of a chain: ``\sum_{k=1}^{10} k = 55`` answers 55) is a limit,
+    r"""True when the answer's value (the last side of a chain: ``\sum_{k=1}^{10} k = 55`` answers 55) is a limit,
     sum, product or integral left to evaluate, and the reference has none: a question's expression given back,
     or any other, is not its value. A reference that is itself a sum or integral is compared as usual."""
     if not _UNEVALUATED.search(answer) or _UNEVALUATED.search(reference):
