@@ -406,9 +406,13 @@ _MAX_LIST = 12
 def _number_lists(question: str, gold: str, pred: str) -> Score | None:
     """A bare list of numbers (all the solutions, in any order) against one of as many: right when its elements
     can be paired with the reference's, each pair equal under :func:`_numbers`' rules (``1/3, 1.732, 3.1416``
-    for ``\\frac13, \\sqrt3, \\pi``, MARIO_EVAL's is_equiv tests). A list it cannot pair is wrong only when
-    both lists are of integers and fractions (:func:`_rational_set`) and their sets differ, which math-verify
-    finds exactly; any other is left to math-verify's set comparison."""
+    for ``\\frac13, \\sqrt3, \\pi``, MARIO_EVAL's is_equiv tests).
+
+    The policy: a bare list of answers is the set of the solutions, its order and its repeats ignored (``1, 2, 2``
+    is ``1, 2``; ``2, 2`` is not), as math-verify reads it and as the answer-equivalence fixtures judge it (a
+    solution listed twice is still the same answer); an element missing or added is wrong. A tuple or interval in
+    brackets is ordered (:func:`_tuples`). A list it cannot pair is wrong when both are of integers and fractions
+    (:func:`_rational_set`) and their sets differ; any other is left to math-verify."""
     gold_parts, pred_parts = split_top_level(gold), split_top_level(pred)
     if gold_parts is None or pred_parts is None or not 2 <= len(gold_parts) <= _MAX_LIST:
         return None

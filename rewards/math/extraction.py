@@ -271,9 +271,14 @@ def choice_letter(answer: str, *, exact: bool) -> str | None:
     if exact:
         m = _GOLD_LETTER.fullmatch(s) or _GOLD_LETTER_WITH_TEXT.match(s)
         return next(g for g in m.groups() if g) if m else None
+    chosen = chosen_option(s)
+    if chosen is not None:  # "Choice_C", "Option (B)": the option the completion says it picks
+        return chosen
     m = _LETTER.match(s)
     if m:  # "(B) 12 apples", "(B) -3": the option's text may follow; "B+1", "B + 1", "B = 3": an expression
         return None if _operand_of(s[m.end(1):]) else m.group(1)
+    # "one of A, B, C or D": letters listed together name the options, not a choice among them
+    s = _ENUMERATION.sub(lambda m: " " * len(m.group(0)), s)
     for m in _LONE_LETTER.finditer(s[:200]):  # "for sure D, it can't be A or B": the first option named
         letter = m.group(1)
         if _in_expression(s, m.start(), m.end()):  # "B + 1", "2B", "B^2": a variable, not an option
@@ -281,6 +286,22 @@ def choice_letter(answer: str, *, exact: bool) -> str | None:
         if letter not in ("I", "A") or m.group(0).startswith("("):  # a pronoun and an article, not options
             return letter
     return None
+
+
+# The option a completion names as its pick, in the forms prompts ask for, at the very end of what it says:
+# "Solution: Choice_B", "Choice B", "Option (B)", "so I pick Choice_C", "I choose D." A mention earlier ("option C
+# is also correct, but ...") is reasoning about an option, not a pick.
+_CHOSEN = re.compile(r"(?<![A-Za-z])(?i:choice|option|pick|choose|select)(?:\s*[_:]\s*|\s+)\(?([A-J])\)?"
+                     r"[\s.!*)\]}$]*$")
+# Option letters listed together: "A, B, C or D", "(A), (B) and (C)", "A/B", "A-D".
+_ENUMERATION = re.compile(r"(?<![A-Za-z'])\(?[A-J]\)?(?:\s*(?:,\s*(?:or\s+|and\s+)?|or|and|/|-|to)\s*\(?[A-J]\)?)+"
+                          r"(?![A-Za-z'])")
+
+
+def chosen_option(text: str) -> str | None:
+    """The option letter a text ends by naming as its pick ("... so I pick Choice_C", "Option (B)"), else None."""
+    m = _CHOSEN.search(text.rstrip()[-200:])
+    return m.group(1) if m else None
 
 
 _OPERATORS = frozenset("+-*/^_=")

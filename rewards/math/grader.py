@@ -48,6 +48,7 @@ from rewards.math.decision import decide_exactly, decide_unanchored, last_delimi
 from rewards.math.extraction import (
     after_thinking,
     choice_letter,
+    chosen_option,
     extract_final_answer,
     normalize_text,
     reads_as_prose,
@@ -116,6 +117,7 @@ class GradingConfig:
 
 # How much text may follow the last number of an unanchored completion ("... so 12 dollars in all.").
 _UNANCHORED_TRAIL = 40
+_CHOICE_TAIL = 300  # where a completion with no answer phrase names its pick: its last lines
 _LAST_MATH = re.compile(r"[\d$}\])]")
 _DIGIT = re.compile(r"\d")
 
@@ -179,7 +181,7 @@ class MathGrader:
         options = question_options(question)
         letter = choice_letter(gold, exact=True)
         if letter is not None:
-            return self._grade_choice(letter, pred, options)
+            return self._grade_choice(letter, pred, options, text)
         if pred is None:
             if question and is_question_text(question, text):
                 return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")
@@ -208,13 +210,17 @@ class MathGrader:
         math_input = f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred)
         return self._symbolic_verdict(gold, math_input, pred, imaginary_unit(question, gold))
 
-    def _grade_choice(self, letter: str, pred: str | None, options: dict[str, str]) -> Score:
-        """A lettered reference: the completion names the same option by its letter, or by its text alone."""
-        if pred is None:
-            return Score.incorrect(REASON_NO_ANSWER)
-        got = choice_letter(pred, exact=False)
-        if got is None and options:
+    def _grade_choice(self, letter: str, pred: str | None, options: dict[str, str], text: str) -> Score:
+        """A lettered reference: the completion names the same option by its letter, or by its text alone; where its
+        answer names none ("Solution: Choice_B" with no answer phrase, or a phrase that only lists the options),
+        the pick its last lines name ("I pick Choice_C")."""
+        got = choice_letter(pred, exact=False) if pred is not None else None
+        if got is None and pred is not None and options:
             got = next((k for k, v in options.items() if same_text(v, pred)), None)
+        if got is None:
+            got = chosen_option(text[-_CHOICE_TAIL:])
+        if got is None and pred is None:
+            return Score.incorrect(REASON_NO_ANSWER)
         if got is None:
             return Score.incorrect(REASON_NO_ANSWER, pred)
         return Score.correct("choice", got) if got == letter else Score.incorrect(REASON_MISMATCH, got)
@@ -287,6 +293,8 @@ class MathGrader:
         if self.symbolic.differ(gold_parsed, pred_parsed):
             return Score.incorrect(REASON_MISMATCH, pred_text, "different values at a real point")
         if gold_parsed and pred_parsed and self.symbolic.verify(gold_parsed, pred_parsed):
+            if self.symbolic.changed_value(gold_parsed, pred_parsed):  # matched only at math-verify's 15 digits
+                return Score.incorrect(REASON_MISMATCH, pred_text, "a changed value math-verify's rounding let through")
             return Score.correct(REASON_VERIFIED, pred_text)
         identity = self._identity(gold_parsed, pred_parsed, pred_text)
         if identity is not None:
@@ -323,4 +331,9 @@ class MathGrader:
             return identity if identity is not None else False
         if value is None:
             return None
-        return same_value(gold_value, value)
+        same = same_value(gold_value, value)
+        if same and (gold_value.exact is None or value.exact is None):  # equal as floats: a tiny change may hide
+            gold_parsed = self._parsed(as_math_input(gold), imaginary, gold=True)
+            if self.symbolic.changed_value(gold_parsed, pred_parsed):
+                return Score.incorrect(REASON_MISMATCH, pred_text, "a changed value a float's rounding let through")
+        return same

@@ -21,6 +21,10 @@ of two grounds, named in the score's detail:
   (``3.14159265358979 x`` for ``pi x``) is rejected by the tolerance, and one that hides a difference below it
   (``x + 10^{-60}``, ``x tanh(100)``, ``x + e^{-1000x^2}``) has a part within 1e-12 of an integer.
 
+A point where either side is not a finite real number is never evidence of equality: a value sympy computes but a
+float cannot hold (``e^{e^{e^{10}}}``) differs from any value a float holds, and a point where both are that large
+is passed over (too few points left, and the stage cannot say).
+
 Decimals are read as the rationals they write (``0.5*(4.0t^2 - 1.0)/t`` is ``(4t^2 - 1)/(2t)`` exactly), so the
 tolerance only has to cover evaluation error, which sympy's evalf keeps below it.
 
@@ -31,6 +35,7 @@ answers that reach this stage). Sizes are bounded before anything is evaluated
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -97,8 +102,16 @@ def _real_value(expr: Any, point: dict[Any, Any]) -> complex | None:
         return None
 
 
+def _too_large(value: complex | None) -> bool:
+    """A value sympy computed but a float cannot hold (``e^{e^{e^{10}}}``): it is finite, so it is defined, but
+    nothing can be read from comparing it."""
+    return value is not None and not (math.isfinite(value.real) and math.isfinite(value.imag))
+
+
 def _is_real(value: complex | None) -> bool:
-    return value is not None and abs(value.imag) <= _RELATIVE_TOLERANCE * max(1.0, abs(value.real))
+    """Real and representable: the only values a comparison may count as agreement."""
+    return (value is not None and not _too_large(value)
+            and abs(value.imag) <= _RELATIVE_TOLERANCE * max(1.0, abs(value.real)))
 
 
 def _points(symbols: list[Any]) -> list[dict[Any, Any]]:
@@ -121,6 +134,11 @@ def numeric_check(
     defined: list[dict[Any, Any]] = []
     for point in points:
         g, p = _real_value(gold, point), _real_value(pred, point)
+        g_large, p_large = _too_large(g), _too_large(p)
+        if g_large or p_large:  # never evidence of equality (the family of values too large to evaluate)
+            if g_large != p_large and None not in (g, p):  # one beyond any float, the other within: not equal
+                return IdentityVerdict(False, "a value too large to compare against one that is not"), defined
+            continue
         g_real, p_real = _is_real(g), _is_real(p)
         if g_real != p_real:
             return IdentityVerdict(False, "defined at different points"), defined
@@ -213,3 +231,97 @@ def same_function(gold: Any, pred: Any) -> IdentityVerdict | None:
     except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError, NotImplementedError):
         pass
     return None if hides_a_perturbation(gold, pred, defined) else verdict
+
+
+def changed_value(gold: Any, pred: Any) -> bool:
+    """True when ``pred`` is not ``gold``'s value although math-verify said they match: math-verify compares
+    numbers at 15 digits, so ``\\pi^2 + 10^{-30}`` matches ``\\pi^2`` and ``\\frac{1}{x} + 10^{-40}`` matches
+    ``\\frac{1}{x}``. With no decimal on either side (a decimal is its own rounding, and math-verify's tolerance
+    is the policy for it), equal means equal: a difference within math-verify's reach (at most 1e-6 relative) that
+    is not 0 is a changed value, whether it is exact (a nonzero rational), evaluates above the stage's tolerance,
+    or could hide below it (:func:`hides_a_perturbation`) where sympy cannot prove it 0. A larger difference means
+    math-verify matched the two by a rule of its own (a percentage and its number, a name and a constant): its
+    verdict stands. Tuples and intervals are compared element by element in order, sets element by element in
+    any order, ``x = value`` by its value. False when this cannot say (the caller keeps math-verify's verdict)."""
+    sp = _sympy()
+    containers = (sp.Tuple, sp.FiniteSet, sp.Interval, sp.Eq)
+    if isinstance(gold, containers) or isinstance(pred, containers):
+        return _changed_parts(gold, pred)
+    if not (isinstance(gold, sp.Expr) and isinstance(pred, sp.Expr)) or isinstance(gold, sp.MatrixBase) \
+            or isinstance(pred, sp.MatrixBase):
+        return False
+    if gold.atoms(sp.Float) or pred.atoms(sp.Float):
+        return False
+    gold, pred = (e.doit() if e.has(sp.UnevaluatedExpr) else e for e in (gold, pred))  # 28\% is 28 (1/100), held
+    if {s.name for s in gold.free_symbols} != {s.name for s in pred.free_symbols}:
+        return False  # math-verify matched other variables or a name by text: not a value it rounded
+    difference = gold - pred
+    if difference.is_Rational:  # exact numbers: a nonzero difference within math-verify's reach is a change
+        return difference != 0 and _within_reach(gold, pred, {})
+    if not (comparable(gold) and comparable(pred)):
+        return False
+    gold, pred, symbols = _as_real(gold, pred)
+    difference = sp.expand(gold - pred)  # a parse keeps forms unevaluated: sin(30 pi / 180) is 1/2 only now
+    if difference == 0:
+        return False
+    if difference.is_Rational:
+        return _within_reach(gold, pred, {})
+    verdict, defined = numeric_check(gold, pred, symbols)
+    if verdict is not None and not verdict.equal:
+        points = _points(symbols) if symbols else [{}]
+        return all(_within_reach(gold, pred, point) for point in points)
+    try:
+        if proved_equal(gold, pred):
+            return False
+    except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError, NotImplementedError):
+        pass
+    return hides_a_perturbation(gold, pred, defined) or hides_a_perturbation(pred, gold, defined)
+
+
+_REACH = 1e-6  # math-verify's numeric match: 15 digits, or 6 after rounding; past this it matched by another rule
+
+
+def _within_reach(gold: Any, pred: Any, point: dict[Any, Any]) -> bool:
+    """At ``point``, the two differ by at most 1e-6 relative (or one of them is not a finite real there)."""
+    g, p = _real_value(gold, point), _real_value(pred, point)
+    if not (_is_real(g) and _is_real(p)):
+        return True
+    assert g is not None and p is not None
+    return abs(g.real - p.real) <= _REACH * max(1.0, abs(g.real), abs(p.real))
+
+
+def _changed_parts(gold: Any, pred: Any) -> bool:
+    sp = _sympy()
+    if type(gold) is not type(pred):
+        return False
+    if isinstance(gold, sp.Interval):
+        return gold.left_open != pred.left_open or gold.right_open != pred.right_open or \
+            changed_value(gold.start, pred.start) or changed_value(gold.end, pred.end)
+    if isinstance(gold, sp.Eq):  # "x = value": the value; rearranged equations are math-verify's to match
+        return gold.lhs == pred.lhs and isinstance(gold.lhs, sp.Symbol) and changed_value(gold.rhs, pred.rhs)
+    gold_parts, pred_parts = list(gold.args), list(pred.args)
+    if len(gold_parts) != len(pred_parts):
+        return False
+    if isinstance(gold, sp.Tuple):
+        return any(changed_value(g, p) for g, p in zip(gold_parts, pred_parts))
+    unpaired = list(gold_parts)  # a set: each element of the answer must be one of the reference's, unchanged
+    for p in pred_parts:
+        match = next((g for g in unpaired if not changed_value(g, p) and _plausibly_same(g, p)), None)
+        if match is None:
+            return True
+        unpaired.remove(match)
+    return False
+
+
+def _plausibly_same(gold: Any, pred: Any) -> bool:
+    """Two set elements that may be the same value (checked by numbers where both are numbers): pairing a set's
+    elements needs the equal one, not merely one that :func:`changed_value` cannot tell apart."""
+    sp = _sympy()
+    if gold == pred:
+        return True
+    if isinstance(gold, sp.Expr) and isinstance(pred, sp.Expr) and not (gold.free_symbols or pred.free_symbols):
+        g, p = _real_value(gold, {}), _real_value(pred, {})
+        if _is_real(g) and _is_real(p):
+            assert g is not None and p is not None
+            return abs(g.real - p.real) <= 1e-6 * max(1.0, abs(g.real), abs(p.real))  # math-verify's own pairing
+    return True

@@ -123,8 +123,32 @@ def _add(a: Number, b: Number, subtract: bool = False) -> Number:
         return sized_number(big.log10 + math.log10(1.0 + ratio), big.sign)
     total = a.approx + b.approx
     scale = max(abs(a.approx), abs(b.approx))
-    unreliable = a.unreliable or b.unreliable or (scale > 0 and abs(total) < 1e-8 * scale)
+    small = min(abs(a.approx), abs(b.approx))
+    absorbed = 0 < small < _ABSORBED * scale  # pi^2 + 10^{-13}: the term is gone from the float
+    unreliable = _lossy(a, b) or absorbed or (scale > 0 and abs(total) < 1e-8 * scale)
     return approx_number(total, unreliable)
+
+
+_FLOAT_BITS = 53
+_ABSORBED = 1e-11  # a term or factor this close to nothing (or to 1) is lost in a float and in same_value's 1e-12
+
+
+def _wide(a: Number) -> bool:
+    """An exact value a float cannot carry: more digits in its numerator or denominator than a float holds
+    (``10^{-30}``, ``1 + 10^{-30}``). Combined with an irrational value, it is lost in the float."""
+    return a.exact is not None and max(a.exact.numerator.bit_length(), a.exact.denominator.bit_length()) > _FLOAT_BITS
+
+
+def _near_unit(a: Number) -> bool:
+    """A factor within 1e-11 of 1 or -1 without being it: what a relative change hides in."""
+    return a.sign != 0 and abs(abs(a.approx) - 1.0) < _ABSORBED and not (a.exact is not None and abs(a.exact) == 1)
+
+
+def _lossy(*operands: Number) -> bool:
+    """Whether an inexact result of these operands may differ from the value they write by more than its float
+    shows: an operand already unreliable, or an exact one a float cannot carry. Two such values that agree as
+    floats are not known to be equal (:func:`same_value` then leaves them undecided)."""
+    return any(o.unreliable or _wide(o) for o in operands)
 
 
 def _negate(a: Number) -> Number:
@@ -141,7 +165,9 @@ def _mul(a: Number, b: Number) -> Number:
     log10 = a.log10 + b.log10
     if log10 > _FLOAT_MAX_LOG10 or a.is_huge or b.is_huge:
         return sized_number(log10, a.sign * b.sign)
-    return approx_number(a.approx * b.approx, a.unreliable or b.unreliable)
+    if log10 < -_FLOAT_MAX_LOG10:  # a nonzero product under the float range: not zero, and not known
+        return approx_number(0.0, unreliable=True)
+    return approx_number(a.approx * b.approx, _lossy(a, b) or _near_unit(a) or _near_unit(b))
 
 
 def _reciprocal(a: Number) -> Number:
@@ -180,14 +206,14 @@ def _power(base: Number, exponent: Number) -> Number:
         if base.log10 > 0 and exponent.sign > 0:
             return Number(None, sign * math.inf, math.inf, sign)
         if base.log10 < 0 and exponent.sign > 0:
-            return approx_number(0.0)
+            return approx_number(0.0, unreliable=True)  # under the float range, not zero
         raise _Unsupported("a huge exponent of a base near 1")
     log10 = base.log10 * exponent.approx
     if math.isinf(log10) or log10 > _FLOAT_MAX_LOG10:
         return sized_number(log10, sign)
     if log10 < -_FLOAT_MAX_LOG10:
-        return approx_number(0.0)
-    return approx_number(sign * 10.0**log10, base.unreliable or exponent.unreliable)
+        return approx_number(0.0, unreliable=True)  # under the float range, not zero
+    return approx_number(sign * 10.0**log10, _lossy(base, exponent) or _near_unit(base))
 
 
 def _factorial(a: Number) -> Number:
@@ -368,15 +394,18 @@ def numeric_value(latex: str) -> float | None:
 
 
 def same_value(gold: Number, pred: Number) -> bool | None:
-    """True or False when the values decide it, None when they cannot (then math-verify decides).
+    r"""True or False when the values decide it, None when they cannot (then math-verify decides).
 
     Exact values compare exactly. Floats (irrational forms) are equal within 1e-12 relative and different past
-    it, unless cancellation made one unreliable. Values known only by size differ when their sizes do; two of
+    it, unless one is unreliable (cancellation, or a term or factor a float cannot carry: ``\pi^2 + 10^{-30}``),
+    which decides nothing. Values known only by size differ when their sizes do; two of
     the same size are left undecided."""
     if gold.exact is not None and pred.exact is not None:
         return gold.exact == pred.exact
+    if gold.unreliable or pred.unreliable:  # a float that may hide a difference shows neither equality nor its sign
+        return None
     if gold.sign != pred.sign:
-        return False if not (gold.unreliable or pred.unreliable) else None
+        return False
     if gold.sign == 0:
         return True
     if gold.is_huge or pred.is_huge or not math.isfinite(gold.approx) or not math.isfinite(pred.approx):
@@ -387,11 +416,7 @@ def same_value(gold: Number, pred: Number) -> bool | None:
         return None
     gap = abs(gold.approx - pred.approx)
     scale = max(abs(gold.approx), abs(pred.approx))
-    if gap <= 1e-12 * scale:
-        return True
-    if gold.unreliable or pred.unreliable:
-        return None
-    return False
+    return gap <= 1e-12 * scale
 
 
 def _tokenize(text: str) -> list[str]:

@@ -223,6 +223,15 @@ class SymbolicComparer:
         verdict = self._under_alarm(same_function, gold_parsed[0], pred_parsed[0])
         return None if verdict is _TIMED_OUT else verdict
 
+    def changed_value(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> bool:
+        """:func:`rewards.math.identities.changed_value` on the first parse of each, under math-verify's alarm
+        (False when it fires: math-verify's verdict stands)."""
+        if not gold_parsed or not pred_parsed:
+            return False
+        from rewards.math.identities import changed_value
+
+        return self._under_alarm(changed_value, gold_parsed[0], pred_parsed[0]) is True
+
     def _under_alarm(self, fn: Any, *args: Any) -> Any:
         """``fn(*args)`` under math-verify's alarm, or ``_TIMED_OUT`` when it fires (math-verify's
         ``TimeoutException`` is a BaseException: no ``except Exception`` around it would stop it)."""

@@ -47,8 +47,11 @@ DECISION_CASES = {
                       False),
                      ("", r"\dfrac{1}{2}, 3", "1/2, 4", False),
                      ("", "1, 2", "1, 3, 3", False),
-                     # anything else unpaired is math-verify's: the same set with a repeat, a root, a decimal
-                     ("", "1, 2", "1, 2, 2", None), ("", "1, 3", r"1, \sqrt{2}", None), ("", "1, 2", "1.5, 2", None),
+                     # a list is the set of its answers: a missing element is wrong even when a repeat keeps the
+                     # length; a repeat alone is math-verify's (its sets ignore it, as the fixtures' judges do)
+                     ("", "1, 2", "2, 2", False), ("", "1, 2, 3", "1, 1, 2", False), ("", "1, 2", "1, 2, 2", None),
+                     # anything else unpaired is math-verify's: a root, a decimal
+                     ("", "1, 3", r"1, \sqrt{2}", None), ("", "1, 2", "1.5, 2", None),
                      # a number with thousands separators is one number to latex2sympy, not a list
                      ("", "1,000", "1, 0", None), ("", "12,500", "500, 12", None), ("", "12, 500", "12,500", None)],
     "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False),
