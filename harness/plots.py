@@ -116,10 +116,13 @@ def reward_model_accuracy(store: RunStore, run_ids: Sequence[str], output: Path)
 
 def probe_dynamics(store: RunStore, run_ids: Sequence[str], output: Path) -> list[Path]:
     """What the reward pays on the probe per step (:mod:`trainers.probe`): its ranking of right over wrong
-    completions of the same problems, its pay rate on the probe's hole, and (with ``hole_pattern``) the share of
-    the policy's rollouts that match the hole's pattern; one panel each, seeds as their mean with a min-max band."""
+    completions of the same problems (and of the keyed right over the keyed wrong, where the probe has them), its pay
+    rate on the probe's hole and its ties with the right answer, and (with ``hole_pattern``) the share of the
+    policy's rollouts that match the hole's pattern; one panel each, seeds as their mean with a min-max band."""
     panels = [(series, name) for key, name in (("rm_probe_ranking", "ranking of right over wrong"),
+                                               ("rm_keyed_ranking", "ranking, both opened by the key"),
                                                ("rm_hole_pay", "hole pay rate (probe)"),
+                                               ("rm_hole_tie", "hole tied with the right answer"),
                                                ("hole_share", "rollouts with the hole's pattern"))
               if (series := _series(store, run_ids, key))]
     if not panels:

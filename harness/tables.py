@@ -165,10 +165,15 @@ def _spread(values: Sequence[float]) -> tuple[float | None, float | None, float 
     return mean, sd, min(values), max(values)
 
 
+# Options that say where a run keeps its files, or which seed it drew, not what the reward is.
+_PER_RUN_OPTIONS = ("seed", "checkpoint_dir", "snapshot_dir")
+
+
 def setting(reward: str) -> str:
-    """A reward spec without its seed: the runs of one setting (Cooper's spec carries the seed of its own updates)."""
+    """A reward spec without what differs between the seeds of one setting: the seed (Cooper's spec carries the
+    seed of its own updates) and the folders its checkpoints and weight snapshots go to."""
     try:
-        return str(ComponentSpec.parse(reward).without("seed"))
+        return str(ComponentSpec.parse(reward).without(*_PER_RUN_OPTIONS))
     except SpecError:
         return reward
 

@@ -92,3 +92,12 @@ def test_training_layout_and_figures_aggregate_seeds(store, tmp_path):
     texts = svg_texts(written[1])  # the seeds of one setting are one series with a band, the static model another
     assert "cooper:model=m: training reward (mean of 2, min-max band)" in texts
     assert "verifyrm:model=m: training reward" in texts and not any("seed=" in t for t in texts)
+
+
+def test_the_seeds_of_one_setting_group_whatever_folders_their_runs_write_to():
+    from harness.tables import setting
+
+    a = "cooper:model=rm,negatives=group,seed=0,snapshot_dir=runs/x-seed0-rm,checkpoint_dir=runs/x-seed0-state"
+    b = "cooper:model=rm,negatives=group,seed=1,snapshot_dir=runs/x-seed1-rm,checkpoint_dir=runs/x-seed1-state"
+    assert setting(a) == setting(b) == "cooper:model=rm,negatives=group"
+    assert setting("cooper:model=rm,negatives=perturb,seed=0") != setting(a)
