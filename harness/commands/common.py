@@ -3,6 +3,8 @@ one-line messages, progress on a terminal or in a log, and tables printed to fit
 
 from __future__ import annotations
 
+import os
+
 import functools
 import json
 import logging
@@ -22,7 +24,7 @@ from harness.core.plugins import ENV as _PLUGINS_ENV
 from harness.core.plugins import PluginError, load_plugins, plugins_from_env
 from harness.core.registry import RegistryError
 from harness.core.spec import SpecError
-from harness.core.store import RunStore, StoreError, Terminated
+from harness.core.store import STORE_ENV, RunStore, StoreError, Terminated
 from harness.plots import NothingToPlot
 from harness.published import PublishedDataError
 from harness.report import (
@@ -244,8 +246,21 @@ def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
                         callback=remember, help="SQLite run store (as the group option --store).")(command)
 
 
-def run_store(ctx: click.Context) -> RunStore:
-    return RunStore(ctx.obj["store_path"])
+def run_store(ctx: click.Context, *, existing: bool = False) -> RunStore:
+    """The run store of ``--store``, ``HARNESS_STORE`` or the user's default. ``existing``: a command that only
+    reads refuses a store that does not exist (a mistyped ``--store``) rather than creating an empty one."""
+    path = ctx.obj["store_path"]
+    return RunStore.existing(path) if existing else RunStore(path)
+
+
+def store_note(store: RunStore, ctx: click.Context) -> str:
+    """Where the runs listed come from: the file, and whether it is this project's or the user's shared one."""
+    if ctx.obj.get("store_path"):
+        return f"store: {store.path} (given by --store)"
+    if os.environ.get(STORE_ENV):
+        return f"store: {store.path} (given by {STORE_ENV})"
+    return (f"store: {store.path} (shared by every harness process that does not set --store or {STORE_ENV}; "
+            "'latest' is the newest run in it)")
 
 
 

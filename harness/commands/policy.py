@@ -10,6 +10,7 @@ from harness.commands.common import (
     run_store,
     store_option,
 )
+from harness.core.optional import require_all
 from harness.report import (
     FORMATS,
     category_table,
@@ -40,6 +41,8 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
                         limit: int | None, max_gen_toks: int, batch_size: int, base_policy: str, trained_with: str,
                         fmt: str) -> None:
     """Evaluate a policy on the math benchmarks through lm-eval, scored by the rule reward; prints Table 3's columns."""
+    # every install it needs, in one message, before anything is recorded
+    require_all(("lm_eval", "torch", "transformers", *(("vllm",) if backend == "vllm" else ())), "harness eval-policy")
     from harness.core.generation.hf import resolve_causal_lm
     from harness.policy_eval import PolicyEvalRequest, evaluate_and_store, with_lineage
 

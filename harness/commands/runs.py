@@ -8,6 +8,7 @@ from harness.commands.common import (
     emit,
     friendly,
     run_store,
+    store_note,
     store_option,
 )
 from harness.core.store import RunStatus
@@ -39,9 +40,8 @@ def runs_command(ctx: click.Context, suite: str | None, reward: str | None, stat
     The default store is one file for all of this user's harness processes, so runs made anywhere can be compared;
     ``latest`` means the newest run in it, whichever process made it. Give a project its own store with --store or
     HARNESS_STORE."""
-    store = run_store(ctx)
-    click.echo(f"store: {store.path} (shared by every harness process that does not set --store or HARNESS_STORE; "
-               "'latest' is the newest run in it)", err=True)
+    store = run_store(ctx, existing=True)
+    click.echo(store_note(store, ctx), err=True)
     emit([runs_table(store.runs(suite=suite, reward=reward, status=status, limit=limit))], fmt)
 
 
@@ -54,7 +54,7 @@ def runs_command(ctx: click.Context, suite: str | None, reward: str | None, stat
 @friendly
 def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -> None:
     """Show one run (an id, a unique id prefix, or 'latest')."""
-    store = run_store(ctx)
+    store = run_store(ctx, existing=True)
     run = store.get(run_ref)
     tables = [Table("Run", ["field", "value"], [list(p) for p in run_summary(run)])]
     if run.metrics:
@@ -78,7 +78,7 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
 @friendly
 def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> None:
     """Compare the metrics of two runs."""
-    store = run_store(ctx)
+    store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
     compared = compare_table(a, b)
     for warning in compared.notes:  # the table's notes say why the runs may not compare: on stderr too
@@ -105,7 +105,7 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> Non
 def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int,
                    published_mode: str, published_file: str | None, fmt: str) -> None:
     """Render stored runs in a paper's table layout, with the papers' published figures beside them."""
-    store = run_store(ctx)
+    store = run_store(ctx, existing=True)
     suite = suite or RUN_SUITES.get(layout)
     runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete", limit=limit)
     if not runs and published_mode != "all":
@@ -138,5 +138,5 @@ def plot_command(ctx: click.Context, kind: str, run_refs: tuple[str, ...], outpu
 
     from harness.plots import FIGURES
 
-    for path in FIGURES[kind](run_store(ctx), run_refs, Path(output)):
+    for path in FIGURES[kind](run_store(ctx, existing=True), run_refs, Path(output)):
         click.echo(str(path))

@@ -9,6 +9,7 @@ from harness.commands.common import (
     run_store,
     store_option,
 )
+from harness.core.optional import require_all
 
 
 @click.command("serve")
@@ -44,6 +45,7 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
                   record_run: str, alarm_window: int, replicas: int | None, ray_address: str, replica_cpus: float,
                   token: str) -> None:
     """Serve a reward over HTTP: /get_reward (OpenRLHF), /slime, /score, /step, /health, /metrics."""
+    require_all(("fastapi", "uvicorn", "pydantic", "httpx"), "harness serve")  # before the app's own imports
     from harness.server.app import ServerConfig
     from harness.server.process import serve_spec
     from harness.server.replicas import ReplicaSettings

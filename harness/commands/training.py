@@ -14,6 +14,7 @@ from harness.commands.common import (
     run_store,
     store_option,
 )
+from harness.core.optional import require_all
 from harness.report import (
     Table,
     category_table,
@@ -44,6 +45,7 @@ def train_rm_command(ctx: click.Context, files: tuple[str, ...], suites: tuple[s
                      **options: Any) -> None:
     """Train a VerifyRM (binary cross-entropy); resumes from OUTPUT/checkpoint when present. The options after
     --limit are the trainer's config fields."""
+    require_all(("torch", "transformers"), "harness train-rm")  # before any import that needs them
     from transformers.utils import logging as hf_logging
 
     from trainers.reward_model import RMTrainConfig, VerifyRMTrainer

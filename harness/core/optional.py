@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
+from collections.abc import Iterable
 from types import ModuleType
 
 DISTRIBUTION = "rl-reward-harness"
@@ -50,3 +53,24 @@ def require(module: str, purpose: str) -> ModuleType:
             f"{purpose} needs the package {module.split('.')[0]!r}, which is not installed. "
             f"Install it with: {install_command(module)}"
         ) from exc
+
+
+def _installed(module: str) -> bool:
+    if module in sys.modules:
+        return sys.modules[module] is not None  # None: imports of it are blocked
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_all(modules: Iterable[str], purpose: str) -> None:
+    """Check, before anything is imported or recorded, that every module a command needs is installed; raise one
+    :class:`MissingDependencyError` naming each missing package and each install command (not one at a time)."""
+    missing = [m for m in dict.fromkeys(modules) if not _installed(m)]
+    if not missing:
+        return
+    lines = list(dict.fromkeys(install_command(m) for m in missing))
+    raise MissingDependencyError(
+        f"{purpose} needs {', '.join(repr(m) for m in missing)}, not installed. Install with: " + "; ".join(lines)
+    )

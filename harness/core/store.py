@@ -176,6 +176,17 @@ class RunStore:
                 _migrate(db, int(row[0]))
                 db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
+    @classmethod
+    def existing(cls, path: str | os.PathLike[str] | None = None) -> RunStore:
+        """A store that must exist already: reading commands open stores this way, so a mistyped path is an error
+        naming it, never a new empty database (nor the folders on its way)."""
+        resolved = Path(path).expanduser() if path is not None else default_store_path()
+        if not resolved.is_file():
+            hint = (f"check --store (or {STORE_ENV})" if path is not None or os.environ.get(STORE_ENV)
+                    else "a run store is made by the first harness eval or train that records a run")
+            raise StoreError(f"no run store at {resolved}: {hint}")
+        return cls(resolved)
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         db = sqlite3.connect(self.path, timeout=30)

@@ -30,9 +30,25 @@ def test_store_is_accepted_before_and_after_the_subcommand(tmp_path):
 
 
 def test_runs_says_which_store_and_what_latest_means(tmp_path):
-    result = _cli("--store", str(tmp_path / "s.sqlite"), "runs")
+    store = tmp_path / "s.sqlite"
+    assert _cli("--store", str(store), "eval", "--reward", "rule", "--suite", "sample", "--limit", "3").exit_code == 0
+    result = _cli("--store", str(store), "runs")
     assert result.exit_code == 0
-    assert str(tmp_path / "s.sqlite") in result.stderr and "'latest' is the newest run in it" in result.stderr
+    assert f"store: {store} (given by --store)" in result.stderr
+    shared = _cli("runs", env={"HARNESS_STORE": "", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)})
+    if shared.exit_code == 0:  # the user's shared store exists here: the note says what 'latest' means
+        assert "'latest' is the newest run in it" in shared.stderr
+
+
+@pytest.mark.parametrize("command", [["runs"], ["show", "latest"], ["compare", "a", "b"], ["tables", "--layout", "training"],
+                                     ["plot", "--kind", "training", "latest", "--output", "x"]])
+def test_a_mistyped_store_is_refused_by_reading_commands_and_nothing_is_created(tmp_path, command):
+    missing = tmp_path / "no" / "such" / "dir" / "runs.sqlite"
+    result = _cli("--store", str(missing), *command)
+    assert result.exit_code != 0
+    assert f"no run store at {missing}" in result.output and "check --store" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "no").exists()  # neither the file nor the folders on its way
 
 
 def test_run_ids_stay_whole_on_a_narrow_terminal(tmp_path):
@@ -137,3 +153,33 @@ def test_latest_is_the_last_run_begun_even_within_one_second(tmp_path):
         first = store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
         second = store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
         assert store.get("latest").id == second and store.runs(limit=2)[0].id == second != first
+
+
+_HIDE = """
+import sys
+for name in sys.argv[1].split(","):
+    sys.modules[name] = None  # as if not installed: importing it raises ImportError
+sys.argv = ["harness", *sys.argv[2:]]
+from harness.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("hidden", "command", "install"), [
+    ("fastapi,uvicorn,pydantic", ["serve", "--reward", "rule"], "rl-reward-harness[server]"),
+    ("transformers", ["train-rm", "--data", "x.jsonl", "--output", "out"], "rl-reward-harness[rm]"),
+    ("lm_eval,transformers", ["eval-policy", "--model", "smollm2-135m"], "rl-reward-harness[lmeval]"),
+])
+def test_a_command_without_its_extra_stops_with_its_install_line_in_a_fresh_interpreter(tmp_path, hidden, command,
+                                                                                       install):
+    """Each command checks its extras before it imports anything that needs them, whatever an earlier test imported:
+    so each runs in an interpreter of its own, with the extra's modules hidden."""
+    import subprocess
+
+    store = tmp_path / "runs.sqlite"
+    done = subprocess.run([sys.executable, "-c", _HIDE, hidden, "--store", str(store), *command], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and install in done.stderr, done.stderr[-2000:]
+    assert len(done.stderr.splitlines()) <= 3  # one message, not a stack
+    assert not store.exists() or not RunStore(store).runs()  # nothing recorded before the check
