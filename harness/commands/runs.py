@@ -59,6 +59,10 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
     tables = [Table("Run", ["field", "value"], [list(p) for p in run_summary(run)])]
     if run.metrics:
         tables += [category_table([run]), metrics_table(run)]
+    artifacts = store.artifacts(run.id)
+    if artifacts:  # files the run wrote outside the store (a reward model's weights), by hash
+        tables.append(Table("Files", ["step", "name", "sha256", "path"],
+                            [[a.step, a.name, a.sha256, a.path] for a in artifacts]))
     if show_items:
         rows = [
             [i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s]

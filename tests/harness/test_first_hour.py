@@ -183,3 +183,16 @@ def test_a_command_without_its_extra_stops_with_its_install_line_in_a_fresh_inte
     assert "Traceback" not in done.stderr and install in done.stderr, done.stderr[-2000:]
     assert len(done.stderr.splitlines()) <= 3  # one message, not a stack
     assert not store.exists() or not RunStore(store).runs()  # nothing recorded before the check
+
+
+def test_show_names_the_commit_and_the_files_a_run_wrote(tmp_path):
+    from harness.core.store import Artifact, NewRun
+    from harness.core.versions import package_versions
+
+    store = RunStore(tmp_path / "s.sqlite")
+    run_id = store.begin(NewRun(kind="train", reward="cooper:model=m", suite="d", data_source="d", data_hash="",
+                                n_items=1, config={}, versions=package_versions()))
+    store.log_artifact(run_id, Artifact(5, "update-0005", str(tmp_path / "update-0005"), "ab" * 32))
+    result = _cli("--store", str(tmp_path / "s.sqlite"), "show", run_id, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert package_versions()["commit"] in result.stdout and "ab" * 32 in result.stdout and "update-0005" in result.stdout
