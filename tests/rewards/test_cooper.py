@@ -230,3 +230,19 @@ def test_weights_are_kept_every_few_updates_and_named_by_their_hash(base, tmp_pa
     static = build_reward(f"verifyrm:model={snapshots / 'update-0004'},dtype=float32")
     assert [s.value for s in static.score(items)] == pytest.approx(values[3], abs=1e-5)
     assert values[3] != pytest.approx(values[4], abs=1e-7)
+
+
+def test_a_group_negative_is_a_rollout_the_rule_calls_wrong_never_another_right_one(base):
+    reward = CooperReward(str(base), negatives="group")
+    try:
+        q = "What is 6 times 7?"
+        items = [Item(q, "42", "\\boxed{42}"), Item(q, "42", "6 * 7 = 42, so \\boxed{42}."),
+                 Item(q, "42", "Six sevens: \\boxed{42}"), Item(q, "42", "\\boxed{36}")]
+        verdicts = [s.verdict for s in reward.rule.score(items)]
+        assert verdicts == [True, True, True, False]
+        [pair] = reward.make_pairs(items, _group_by_prompt(items), verdicts)
+        assert pair.positive == items[0] and pair.negative.completion == "\\boxed{36}"
+        all_right = items[:3]
+        assert reward.make_pairs(all_right, _group_by_prompt(all_right), verdicts[:3]) == []
+    finally:
+        reward.close()
