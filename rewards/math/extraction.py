@@ -98,12 +98,24 @@ _SENTENCE_END = re.compile(
 )
 
 
+_ARITHMETIC = re.compile(r"\\cdot|\\times|\\frac|\\binom|[*+/^=(]|\d\s*-\s*\d")
+
+
+def _is_factorial(s: str, at: int) -> bool:
+    """Whether the "!" at ``s[at]`` is a factorial: written onto a number or a bracket, in an answer that is
+    arithmetic (``3 \\cdot 4!``, ``\\frac{10!}{2}``). A lone ``24!`` stays an exclamation."""
+    return s[at] == "!" and at > 0 and (s[at - 1].isdigit() or s[at - 1] in ")}") and \
+        _ARITHMETIC.search(s[:at]) is not None
+
+
 def _clean(answer: str) -> str:
     s = answer.strip()
     s = s.strip("*").strip()
     if s.startswith(("is ", "Is ")):
         s = s[3:]
     cut = _SENTENCE_END.search(s)
+    while cut is not None and _is_factorial(s, cut.start()):  # "3 \cdot 4!": the "!" is part of the value
+        cut = _SENTENCE_END.search(s, cut.end())
     if cut:
         s = s[: cut.start()]
     s = s.strip().strip("*").strip()
