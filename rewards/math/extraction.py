@@ -108,6 +108,10 @@ def _is_factorial(s: str, at: int) -> bool:
         _ARITHMETIC.search(s[:at]) is not None
 
 
+_MATH_DOLLAR = re.compile(r"(?<!\\)\$")
+_MATH_SPANS = re.compile(r"(?<!\\)\$[^$]*(?<!\\)\$")
+
+
 def _clean(answer: str) -> str:
     s = answer.strip()
     s = s.strip("*").strip()
@@ -124,6 +128,9 @@ def _clean(answer: str) -> str:
             s = s[len(left) : len(s) - len(right)].strip()
     if s.count("$") == 1 and s.startswith("$"):  # an unclosed "$" is a currency sign: "$18"
         s = s[1:]
+    delimiters = len(_MATH_DOLLAR.findall(s))
+    if delimiters >= 2 and delimiters % 2 == 0 and not re.search(r"[A-Za-z]", _MATH_SPANS.sub("", s)):
+        s = _MATH_DOLLAR.sub("", s).strip()  # an answer line of math pieces: "-$\\pi/4$", "$x=$ $5$"
     return s.rstrip(".;,").strip()
 
 
@@ -443,9 +450,9 @@ def normalize_text(answer: str) -> str:
 
 
 # One labelled part of an answer: a name (a word, a letter with an index, \text{...}, or a LaTeX operator name such
-# as \min) set equal to a value.
+# as \min) set equal to a value, or followed by a colon and the value.
 _LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A-Za-z][\w ]*?)\s*\})|\\?([A-Za-z]+)(_\{?\w+\}?)?)"
-                       r"\s*=\s*(?!=)(.+?)\s*")
+                       r"\s*[=:]\s*(?!=)(.+?)\s*")  # "Ann: 5" as "Ann = 5"
 
 
 _SPACING = re.compile(_LATEX_SPACE)  # "p = 3, \quad q = 5"

@@ -19,6 +19,7 @@ is linear in its input.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni"))
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()"))
@@ -59,33 +60,44 @@ def _sqrt_sign(m: re.Match[str]) -> str:
 _PLAIN_ROOT = re.compile(r"(?<![A-Za-z\\])(sqrt|cbrt)\s*(?=[({])")
 _PLAIN_PI = re.compile(r"(?<![A-Za-z\\])pi(?![A-Za-z])")
 _PLAIN_FUNCTION = re.compile(
-    r"(?<![A-Za-z\\])(arcsin|arccos|arctan|arcsec|arccsc|arccot|asin|acos|atan|sinh|cosh|tanh|coth|ln|log|sin|cos|tan"
-    r"|sec|csc|cot|exp)(?=\s*\()"
+    r"(?<![A-Za-z\\])(arcsin|arccos|arctan|arcsec|arccsc|arccot|asinh|acosh|atanh|asin|acos|atan|sinh|cosh|tanh|coth"
+    r"|ln|log|sin|cos|tan|sec|csc|cot|exp)(?=\s*(?:\^\s*(?:\d|\{\d+\})\s*)?\()"  # sin(x), sin^2(x)
 )
-_PROGRAM_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}  # the C and Python names of the inverses
+# the C and Python names of the inverses
+_PROGRAM_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arsinh", "acosh": "arcosh",
+                  "atanh": "artanh"}
+_PLAIN_ABS = re.compile(r"(?<![A-Za-z\\])abs\s*(?=\()")
 
 
 def plain_functions(text: str) -> str:
     """``sqrt(3)/2`` -> ``\\sqrt{3}/2``, ``4pi`` -> ``4\\pi``, ``cbrt(8)`` -> ``\\sqrt[3]{8}``, ``ln(2)`` -> ``\\ln(2)``,
-    ``arccos(1/2)`` and ``acos(1/2)`` -> ``\\arccos(1/2)``, ``sec(x)`` -> ``\\sec(x)``."""
+    ``arccos(1/2)`` and ``acos(1/2)`` -> ``\\arccos(1/2)``, ``asinh(x)`` -> ``\\arsinh(x)``, ``sec(x)`` -> ``\\sec(x)``,
+    ``sin^2(x)`` -> ``\\sin^2(x)``, ``abs(x - 1)`` -> ``\\left|x - 1\\right|``."""
     if "sqrt" not in text and "cbrt" not in text and "pi" not in text and "(" not in text:
         return text
+    text = _balanced_calls(text, _PLAIN_ROOT, lambda name, inner: ("\\sqrt{" if name == "sqrt" else "\\sqrt[3]{")
+                           + inner + "}")
+    text = _balanced_calls(text, _PLAIN_ABS, lambda name, inner: "\\left|" + inner + "\\right|")
+    text = _PLAIN_PI.sub(r"\\pi ", text)
+    return _PLAIN_FUNCTION.sub(lambda m: "\\" + _PROGRAM_NAMES.get(m.group(1), m.group(1)), text)
+
+
+def _balanced_calls(text: str, pattern: re.Pattern[str], write: Callable[[str, str], str]) -> str:
+    """Each call ``name(...)`` that ``pattern`` finds, with a balanced argument, rewritten by ``write(name, inner)``
+    (the argument's own plain functions rewritten first)."""
     out: list[str] = []
     pos = 0
-    for m in _PLAIN_ROOT.finditer(text):
+    for m in pattern.finditer(text):
         if m.start() < pos:
             continue
         open_at = m.end()
         close = _matching(text, open_at)
         if close is None:
             continue
-        inner = plain_functions(text[open_at + 1 : close])
         out.append(text[pos : m.start()])
-        out.append(("\\sqrt{" if m.group(1) == "sqrt" else "\\sqrt[3]{") + inner + "}")
+        out.append(write(m.group(0).strip(), plain_functions(text[open_at + 1 : close])))
         pos = close + 1
-    text = "".join(out) + text[pos:]
-    text = _PLAIN_PI.sub(r"\\pi ", text)
-    return _PLAIN_FUNCTION.sub(lambda m: "\\" + _PROGRAM_NAMES.get(m.group(1), m.group(1)), text)
+    return "".join(out) + text[pos:]
 
 
 def _matching(text: str, open_at: int) -> int | None:

@@ -74,11 +74,16 @@ def loop_voids_answer(block: str, answered_before: bool) -> bool:
 _TERMINAL = re.compile(r"""[.!?)\]}$'"`*✓。！？:]\s*$|\\\]\s*$|\\\)\s*$|\d\s*$""")
 
 
+# A last line that is an answer alone under an answer heading (PRM800K's "# Answer", "Final Answer:"): an answer
+# written as asked, not a sentence cut off.
+_ANSWER_SECTION = re.compile(r"(?i)(?:^|\n)[ \t]*(?:#+[ \t]*)?(?:final[ \t]+)?answer[ \t]*:?[ \t]*\n+[ \t]*[^\n]{1,200}$")
+
+
 def ends_mid_sentence(text: str) -> bool:
     """The text stops without a sentence's or a formula's end: the mark of a completion cut off at its length
-    limit."""
+    limit. A last line that is an answer alone under an answer heading is an end."""
     stripped = text.rstrip()
-    return bool(stripped) and not _TERMINAL.search(stripped[-10:])
+    return bool(stripped) and not _TERMINAL.search(stripped[-10:]) and not _ANSWER_SECTION.search(stripped[-400:])
 
 
 def alternates_and_stops(answers: list[object], text: str) -> bool:
