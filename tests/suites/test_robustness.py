@@ -20,7 +20,7 @@ def test_cases_are_many_cited_and_balanced_by_verdict():
         "trailing_backslash", "imaginary_unit", "thousands_separators", "trig_degrees",
         "final_answer_after_boxes", "clock_times", "command_spacing", "labelled_chains", "word_forms", "unevaluated",
         "differentials", "unrepresentable_values", "rounded_away", "list_multiplicity", "option_formats",
-        "factorial_answers", "answer_section",
+        "factorial_answers", "answer_section", "final_statement",
     }
     # the families of right answers in other notations hold wrong answers in the same notation too
     for family in ("unicode_notation", "plain_text_math", "interval_notation", "text_wrapped", "angle_units",
@@ -31,7 +31,7 @@ def test_cases_are_many_cited_and_balanced_by_verdict():
                    "imaginary_unit", "thousands_separators", "trig_degrees", "final_answer_after_boxes",
                    "clock_times", "command_spacing", "labelled_chains", "word_forms", "unevaluated",
                    "differentials", "unrepresentable_values", "rounded_away", "list_multiplicity", "option_formats",
-                   "factorial_answers", "answer_section"):
+                   "factorial_answers", "answer_section", "final_statement"):
         labels = {r.label for r in data.rows if r.category == family}
         assert labels == {True, False}, family
     assert any(r.label for r in data.rows) and any(not r.label for r in data.rows)
