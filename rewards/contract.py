@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from harness.core.items import (  # noqa: F401 - the contract's data, re-exported: ``from rewards.contract import Item``
+    REASON_CHOICE,
     REASON_CRASHED,
     REASON_HEDGED,
     REASON_INVALID_OUTPUT,
@@ -19,6 +20,7 @@ from harness.core.items import (  # noqa: F401 - the contract's data, re-exporte
     REASON_NO_ANSWER,
     REASON_OUT_OF_MEMORY,
     REASON_RESTATED,
+    REASON_STRING_MATCH,
     REASON_TIMEOUT,
     REASON_UNPARSABLE_REFERENCE,
     REASON_VERIFIED,

@@ -67,6 +67,16 @@ from rewards.verifyrm import VerifyRMFormat, scores_from_logits
 
 
 @dataclass(frozen=True)
+class AssistantSpec:
+    """Where the assistant's negatives come from: a generation backend, its model and server, and its budget."""
+
+    backend: str
+    model: str
+    base_url: str
+    max_tokens: int
+
+
+@dataclass(frozen=True)
 class Pair:
     positive: Item
     negative: Item
@@ -133,7 +143,7 @@ class CooperReward(ClosesOnExit):
         self._optimizer: Any = None
         self._lock = threading.RLock()
         self.rule = RuleReward(workers=2)
-        self._assistant_spec = (assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
+        self._assistant_spec = AssistantSpec(assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
         self._assistant: Any = None
 
     def preflight(self) -> list[str]:
@@ -248,7 +258,7 @@ class CooperReward(ClosesOnExit):
         budget = max(len(pending[g].completion.split()) for g in order) + 500
         outputs = self.assistant.generate(
             [rewrite_messages(pending[g].question, pending[g].completion) for g in order],
-            SamplingParams(temperature=0.7, max_tokens=min(budget, self._assistant_spec[3])),
+            SamplingParams(temperature=0.7, max_tokens=min(budget, self._assistant_spec.max_tokens)),
         )
         return [(g, out[0].text) for g, out in zip(order, outputs) if out and out[0].text.strip()]
 
@@ -257,8 +267,8 @@ class CooperReward(ClosesOnExit):
         if self._assistant is None:
             from harness.core.generation import generator_from_options
 
-            backend, model, base_url, _ = self._assistant_spec
-            self._assistant = generator_from_options(backend, model=model, base_url=base_url)
+            spec = self._assistant_spec
+            self._assistant = generator_from_options(spec.backend, model=spec.model, base_url=spec.base_url)
         return self._assistant
 
     def update(self, pairs: Sequence[Pair]) -> dict[str, float]:

@@ -141,5 +141,7 @@ def read_hub(dataset: str, split: str, config: str | None = None) -> Records:
             f"could not load {dataset!r} split {split!r} from the Hugging Face hub: {exc}\n"
             "Without hub access, pass a local copy with --data FILE_OR_FOLDER."
         ) from exc
-    fingerprint = getattr(ds, "_fingerprint", "")
-    return Records([dict(r) for r in ds], f"hf:{dataset}[{split}]", f"hf-fingerprint:{fingerprint}")
+    rows = [dict(r) for r in ds]
+    # our own digest of what was read, not datasets' private fingerprint: it names the data, not how it was cached
+    digest = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode())
+    return Records(rows, f"hf:{dataset}[{split}]", "sha256:" + digest.hexdigest())

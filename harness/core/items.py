@@ -53,6 +53,8 @@ REASON_INVALID_OUTPUT = "invalid_output"  # looping, cut off after its answer, c
 REASON_RESTATED = "restates_question"  # the question's own expression given back for "factor", "simplify" ...
 REASON_WRONG_FORM = "wrong_form"  # a fraction for a percent, the other angle unit, a decimal for an exact form
 REASON_UNPARSABLE_REFERENCE = "unparsable_reference"
+REASON_CHOICE = "choice"  # the same option of a multiple-choice question, by its letter or its text
+REASON_STRING_MATCH = "string_match"  # the same words (a name, "disproved"), compared as text
 
 
 FAILURE_REASONS = frozenset({REASON_TIMEOUT, REASON_CRASHED, REASON_OUT_OF_MEMORY})

@@ -409,7 +409,8 @@ class RunStore:
         target = Path(model).expanduser().resolve()
         with self._connect() as db:
             ids = [r[0] for r in db.execute(
-                "SELECT id FROM runs WHERE kind='train' AND status=? ORDER BY created_at DESC, rowid DESC", (RunStatus.COMPLETE.value,)
+                "SELECT id FROM runs WHERE kind=? AND status=? ORDER BY created_at DESC, rowid DESC",
+                (RunKind.TRAIN.value, RunStatus.COMPLETE.value)
             )]
         for run_id in ids:
             run = self.get(run_id)

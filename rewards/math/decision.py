@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rewards.contract import REASON_MISMATCH, REASON_VERIFIED, REASON_WRONG_FORM, Score
+from rewards.contract import REASON_MISMATCH, REASON_STRING_MATCH, REASON_VERIFIED, REASON_WRONG_FORM, Score
 from rewards.math.extraction import (
     WORD,
     canonical_latex,
@@ -96,7 +96,7 @@ def asks_for_exact_form(question: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Decimal:
+class DecimalPrecision:
     """A decimal literal's precision (``0.333``, ``2.3148 \\times 10^{-3}``, ``1.5e-3``): the value of one unit in
     its last digit, and its number of significant digits."""
 
@@ -107,7 +107,7 @@ class Decimal:
 _SCIENTIFIC = re.compile(r"(.+?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d{1,4})\s*\}?|(.+?)[eE]([-+]?\d{1,4})")
 
 
-def decimal_literal(answer: str) -> Decimal | None:
+def decimal_literal(answer: str) -> DecimalPrecision | None:
     """The precision of a plain or scientific decimal literal, None for integers, fractions and the rest."""
     exponent = 0
     m = _SCIENTIFIC.fullmatch(single_spaces(answer.strip()))  # its lazy mantissa would rescan a run of spaces
@@ -119,7 +119,7 @@ def decimal_literal(answer: str) -> Decimal | None:
         return None
     digits = number.lstrip("+-").replace(".", "").lstrip("0")
     places = len(number.split(".")[1]) - exponent
-    return Decimal(Fraction(1, 10**places) if places >= 0 else Fraction(10 ** (-places)), len(digits))
+    return DecimalPrecision(Fraction(1, 10**places) if places >= 0 else Fraction(10 ** (-places)), len(digits))
 
 
 def _terminates(value: Number) -> bool:
@@ -530,7 +530,7 @@ def _words(question: str, gold: str, pred: str) -> Score | None:
     if not is_plain_words(gold):
         return None
     same = _word_form(gold) == _word_form(pred)
-    return Score.correct("string_match", pred) if same else Score.incorrect(REASON_MISMATCH, pred)
+    return Score.correct(REASON_STRING_MATCH, pred) if same else Score.incorrect(REASON_MISMATCH, pred)
 
 
 @dataclass(frozen=True)

@@ -33,11 +33,13 @@ from typing import Any
 
 from harness.core.answers import boxed_answers, gsm8k_final
 from rewards.contract import (
+    REASON_CHOICE,
     REASON_HEDGED,
     REASON_INVALID_OUTPUT,
     REASON_MISMATCH,
     REASON_NO_ANSWER,
     REASON_RESTATED,
+    REASON_STRING_MATCH,
     REASON_UNPARSABLE_REFERENCE,
     REASON_VERIFIED,
     Score,
@@ -223,7 +225,7 @@ class MathGrader:
             return Score.incorrect(REASON_NO_ANSWER)
         if got is None:
             return Score.incorrect(REASON_NO_ANSWER, pred)
-        return Score.correct("choice", got) if got == letter else Score.incorrect(REASON_MISMATCH, got)
+        return Score.correct(REASON_CHOICE, got) if got == letter else Score.incorrect(REASON_MISMATCH, got)
 
     def _grade_unanchored(self, question: str, gold: str, text: str, symbolic: bool) -> Score:
         """No anchored answer: math-verify reads the last expression of the tail, if the tail is prose or math
@@ -301,7 +303,7 @@ class MathGrader:
             return identity
         # Strings (``disproved``, ``Yes``, names) are not math; compare them loosely as text.
         if normalize_text(gold) and normalize_text(gold) == normalize_text(pred_text):
-            return Score.correct("string_match", pred_text)
+            return Score.correct(REASON_STRING_MATCH, pred_text)
         if not gold_parsed and not normalize_text(gold):
             return Score.incorrect(REASON_UNPARSABLE_REFERENCE, pred_text)
         return Score.incorrect(REASON_MISMATCH, pred_text)
