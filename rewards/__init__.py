@@ -14,6 +14,10 @@ REWARDS: Registry = Registry("reward", entry_point_group="harness.rewards")
 REWARDS.add_lazy(
     "rule", "rewards.rule:RuleReward", "math-verify rule verifier in killable worker processes"
 )
+REWARDS.add_lazy(
+    "mathverify", "rewards.plain_math_verify:MathVerifyReward",
+    "plain math-verify with its own defaults (the papers' baseline row), in killable worker processes",
+)
 REWARDS.add_lazy("cooper", "rewards.cooper:CooperReward", "VerifyRM updated online from rule-verified pairs (Cooper)")
 REWARDS.add_lazy("judge", "rewards.judge:JudgeReward", "LLM-as-a-judge with the reference (VerifyBench protocol)")
 REWARDS.add_lazy(

@@ -140,7 +140,7 @@ class RuleReward(ClosesOnExit):
         submitted = submitter.tasks()
         for indices, task in submitted:
             for i, outcome in zip(indices, self.pool.outcomes(task)):
-                results[i] = (_to_score(outcome), outcome.seconds)
+                results[i] = (to_score(outcome), outcome.seconds)
         sent = sum(len(indices) for indices, _ in submitted)
         self.decided_here += len(items) - sent
         self.sent_to_workers += sent
@@ -165,7 +165,7 @@ class RuleReward(ClosesOnExit):
         for future in as_completed(tasks):
             i, task = tasks[future]
             [outcome] = self.pool.outcomes(task)
-            on_score(i, _to_score(outcome), outcome.seconds)
+            on_score(i, to_score(outcome), outcome.seconds)
 
     def _decide_here(self, item: Item) -> Score | None:
         """The pure rules' verdict, or None for the workers (also for inputs too large to risk here, and for
@@ -195,7 +195,8 @@ class RuleReward(ClosesOnExit):
 _FAILURE_REASONS = {FAILURE_TIMEOUT: REASON_TIMEOUT, FAILURE_MEMORY: REASON_OUT_OF_MEMORY}
 
 
-def _to_score(outcome: Outcome[Score]) -> Score:
+def to_score(outcome: Outcome[Score]) -> Score:
+    """A worker's outcome as a score: its value, or a failed score naming the deadline, the memory cap or the crash."""
     if outcome.value is not None:
         return outcome.value
     return Score.failed(_FAILURE_REASONS.get(outcome.failure or "", REASON_CRASHED), outcome.detail)
