@@ -40,7 +40,7 @@ class SuiteData:
 
 @runtime_checkable
 class VerifierSuite(Protocol):
-    """A reward-accuracy suite. ``data`` overrides where rows are read from; ``limit`` keeps the first N."""
+    """A reward-accuracy suite. ``data`` overrides where rows are read from; ``limit`` keeps a sample of N across its subsets and labels (:mod:`suites.sampling`)."""
 
     name: str
 

@@ -17,6 +17,7 @@ from harness.core.items import Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
 from suites.loading import resolve_data_path
 from suites.metrics import verifier_metrics
+from suites.sampling import stratified
 
 FIXTURE_DIR = "verifier/answer_equivalence_fixtures"
 
@@ -36,7 +37,7 @@ class AnswerEquivalenceSuite:
                     continue
                 item = Item("", str(record["gold"]), str(record["pred"]), {"uid": str(record["id"])})
                 rows.append(LabelledItem(item, bool(record["expected_equivalent"]), str(record["source_repo"])))
-        rows = rows[:limit] if limit else rows
+        rows = stratified(rows, limit)
         return SuiteData(rows, str(folder), digest.hexdigest()[:16], tuple(dict.fromkeys(r.category for r in rows)), "source")
 
     def metrics(self, data: SuiteData, scores: Sequence[Score]) -> list[Metric]:

@@ -14,6 +14,7 @@ from harness.core.items import Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
 from suites.loading import DataError, Records, read_local
 from suites.metrics import verifier_metrics
+from suites.sampling import stratified
 
 _TRUE = {"true", "correct", "yes", "1"}
 _FALSE = {"false", "incorrect", "no", "0"}
@@ -86,8 +87,7 @@ class JsonlVerifierSuite:
         if limit is not None and limit < 1:
             raise DataError(f"--limit must be a positive number of items, got {limit}")
         records = read_local(data) if data else self.default_records()
-        chosen = records.rows if limit is None else records.rows[:limit]
-        rows = [self._row(record, i, records.where(i)) for i, record in enumerate(chosen)]
+        rows = stratified([self._row(record, i, records.where(i)) for i, record in enumerate(records.rows)], limit)
         if not rows:
             raise DataError(f"{records.source} holds no records")
         order = self.column_order or tuple(sorted({r.category for r in rows}))

@@ -16,6 +16,7 @@ from typing import Any
 from harness.core.items import REASON_TIMEOUT, Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
 from suites.loading import DataError, read_local
+from suites.sampling import stratified
 
 PACKAGED = "package:robustness.jsonl"
 
@@ -37,10 +38,11 @@ class RobustnessSuite:
     def load(self, data: str | None = None, limit: int | None = None) -> SuiteData:
         records = read_local(data or PACKAGED)
         rows = []
-        for rec in records.rows[:limit] if limit else records.rows:
+        for rec in records.rows:
             meta = {"uid": rec["uid"], "family": rec["family"], "source": rec["source"]}
             item = Item(rec["question"], rec["reference"], _completion(rec), meta)
             rows.append(LabelledItem(item, bool(rec["accept"]), rec["family"]))
+        rows = stratified(rows, limit)
         families = tuple(dict.fromkeys(r.category for r in rows))
         return SuiteData(rows, records.source, records.content_hash, families, "attack family")
 

@@ -25,7 +25,8 @@ from harness.report import (
 @click.option("--reward", "reward_spec", required=True, help="Reward spec: rule, or NAME:key=value,...")
 @click.option("--suite", "suite_spec", required=True, help="Suite spec: sample, verifybench-hard, jsonl:...")
 @click.option("--data", default=None, help="Local jsonl file or folder instead of the suite's default source.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N items.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Score a sample of N items across the suite's subsets and labels (seeded: the same N, the same items).")
 @click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @store_option
