@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 
 from harness.commands.common import (
-    emit,
     friendly,
     plugin_option,
 )
 from harness.report import (
     Table,
+    as_lines,
 )
 
 
@@ -23,7 +23,8 @@ def ls_command(kind: str) -> None:
 
     for title, entries in catalog(kind):
         rows = [[e.name, e.summary, e.origin] for e in entries] or [["(none registered)", "", ""]]
-        emit([Table(title, ["name", "summary", "origin"], rows)], "table")
+        # one name a line for every kind alike, whatever the width: readable in a terminal and through a pipe
+        click.echo(as_lines(Table(title, ["name", "summary", "origin"], rows)))
 
 
 @click.command("validate")

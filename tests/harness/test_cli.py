@@ -70,6 +70,9 @@ def test_user_errors_are_one_clear_line(run_cli):
 def test_ls_and_validate(run_cli, data_root):
     listing = run_cli("ls")
     assert listing.exit_code == 0 and "rule" in listing.output and "verifybench-hard" in listing.output
+    # every kind one name a line, with no box drawing, so that it reads the same through a pipe
+    assert not set("┏┃━│┡└┗") & set(listing.output)
+    assert "trl  summary=" in listing.output and "rule  summary=" in listing.output
     generators = run_cli("ls", "generators")
     assert generators.exit_code == 0 and "transformers" in generators.output and "openai" in generators.output
     ok = run_cli("validate", "--reward", "rule:timeout=3", "--suite", "processbench")
