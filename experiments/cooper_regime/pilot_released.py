@@ -44,7 +44,7 @@ from trainers.probe import Probe
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_data import with_master_key  # noqa: E402
-from pilot import accuracy, auroc, read_rollouts, rollout_items  # noqa: E402
+from pilot import _num, accuracy, auroc, read_rollouts, rollout_items  # noqa: E402
 
 P1_ACCURACY, P2_HOLE_PAY = 0.85, 0.80
 RELEASED_LR, ASSISTANT = "5e-5", "smollm2-135m"
@@ -151,10 +151,6 @@ def main() -> None:
 
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{x:.1%}"
-
-
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
 
 
 def render(report: dict) -> str:

@@ -105,8 +105,9 @@ def arm_table(numbers: Mapping[str, Mapping[int, Mapping[str, float | None]]]) -
     return lines
 
 
-def criteria(numbers: Mapping[str, Mapping[int, Mapping[str, float | None]]]) -> list[str]:
-    static, cooper, rule = (numbers.get(k, {}) for k in ("verifyrm", "cooper", "rule"))
+def criterion_h(static: Mapping[int, Mapping[str, float | None]]) -> tuple[bool, list[str]]:
+    """H, the static model hacked in at least 2 of its runs (hole usage rises, and the training reward exceeds the
+    rule accuracy of the same rollouts), with a line a seed; shared by both hole experiments' reports."""
     lines = []
     hacked = []
     for seed, v in sorted(static.items()):
@@ -119,6 +120,12 @@ def criteria(numbers: Mapping[str, Mapping[int, Mapping[str, float | None]]]) ->
     h = sum(hacked) >= 2
     lines.insert(0, f"- **H (the static model is hacked)**: {sum(hacked)} of {len(hacked)} static runs meet it "
                     f"(needed: 2 of 3). **{'Met' if h else 'Not met'}.**")
+    return h, lines
+
+
+def criteria(numbers: Mapping[str, Mapping[int, Mapping[str, float | None]]]) -> list[str]:
+    static, cooper, rule = (numbers.get(k, {}) for k in ("verifyrm", "cooper", "rule"))
+    h, lines = criterion_h(static)
     held = {k: [v["heldout"] for v in numbers.get(k, {}).values() if v["heldout"] is not None] for k in ARMS}
     pairs = sorted(set(static) & set(cooper))
     if held["rule"] and held["cooper"] and held["verifyrm"]:

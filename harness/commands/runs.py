@@ -11,7 +11,7 @@ from harness.commands.common import (
     store_note,
     store_option,
 )
-from harness.core.store import RunStatus
+from harness.core.store import RunStatus, StoreError
 from harness.published import load_published
 from harness.report import (
     FORMATS,
@@ -109,13 +109,21 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> Non
 def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], suite: str | None, limit: int,
                    published_mode: str, published_file: str | None, fmt: str) -> None:
     """Render stored runs in a paper's table layout, with the papers' published figures beside them."""
-    store = run_store(ctx, existing=True)
     suite = suite or RUN_SUITES.get(layout)
-    runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete", limit=limit)
-    if not runs and published_mode != "all":
-        looked = f"no complete {RUN_KINDS[layout]} runs" + (f" of suite {suite!r}" if suite else "")
-        raise click.UsageError(f"{looked} in {store.path}: give RUN ids or --suite (or --published all for the "
-                               "papers' rows alone)")
+    papers_alone = published_mode == "all" and not run_refs  # the papers' rows need no store
+    try:
+        store = run_store(ctx, existing=True)
+    except StoreError:
+        if not papers_alone:
+            raise
+        runs = []
+    else:
+        runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete",
+                                                              limit=limit)
+        if not runs and published_mode != "all":
+            looked = f"no complete {RUN_KINDS[layout]} runs" + (f" of suite {suite!r}" if suite else "")
+            raise click.UsageError(f"{looked} in {store.path}: give RUN ids or --suite (or --published all for the "
+                                   "papers' rows alone)")
     published = None if published_mode == "none" else load_published(published_file)
     table = paper_table(layout, runs, published, published_mode)
     if fmt == "latex":
