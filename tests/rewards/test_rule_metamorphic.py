@@ -1,7 +1,7 @@
 """The metamorphic property of the rule reward (``tests/rewards/metamorphic.py``): an answer that changes the
 reference's value is never paid, and the reference itself (or a list or set in another order) always is.
 
-The test command runs the first ``HARNESS_METAMORPHIC_CASES`` cases (600 by default); ``tox -e metamorphic``
+The test command runs the first ``HARNESS_METAMORPHIC_CASES`` cases (300 by default); ``tox -e metamorphic``
 runs 100,000 in one go and prints the count per family."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _BATCH = 400
 
 
 def test_a_changed_value_is_never_paid_and_the_same_value_always_is():
-    total = int(os.environ.get("HARNESS_METAMORPHIC_CASES", "600"))
+    total = int(os.environ.get("HARNESS_METAMORPHIC_CASES", "300"))
     seen: Counter[str] = Counter()
     failures = []
     stream = cases(seed=int(os.environ.get("HARNESS_METAMORPHIC_SEED", "0")))
