@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from harness.core.readiness import ensure_ready
 from harness.core.spec import ComponentSpec
@@ -13,6 +15,7 @@ from harness.core.store import ItemRow, NewRun, RunKind, RunRecord, RunStore
 from harness.core.versions import package_versions
 from rewards import build_reward
 from rewards.contract import (
+    REASON_CRASHED,
     Item,
     Reward,
     Score,
@@ -22,6 +25,7 @@ from rewards.contract import (
     check_scores,
     close_reward,
 )
+from rewards.sandbox import describe
 from suites import build_suite
 from suites.contract import SuiteData, VerifierSuite
 
@@ -59,13 +63,33 @@ def score_in_batches(
             check_scores(batch, [s for s, _ in pairs], type(reward).__name__)
         else:
             began = time.perf_counter()
-            scores = check_scores(batch, reward.score(batch), type(reward).__name__)
+            scores = _scores_or_failures(reward, batch)
             each = (time.perf_counter() - began) / len(batch)
             pairs = [(s, each) for s in scores]
         out.extend(pairs)
         if progress is not None:
             progress(len(out), len(items))
     return out
+
+
+def raised(reward: object, exc: BaseException) -> str:
+    """One line naming which reward raised what, and where: ``lastnum raised ValueError: ... (lastnum.py:12)``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(reward).__name__} raised {describe(exc)}{where}"
+
+
+def _scores_or_failures(reward: Reward, batch: Sequence[Item]) -> list[Score]:
+    """The batch's scores; where the reward raises, each item again alone, and an item it raises on is a failed
+    item naming the error (as the reward server does), so one bad item costs neither its batch-mates nor the run."""
+    try:
+        return check_scores(batch, reward.score(batch), type(reward).__name__)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a reward's own error is its items' result, not the command's end
+        if len(batch) == 1:
+            return [Score.failed(REASON_CRASHED, raised(reward, exc))]
+    return [s for it in batch for s in _scores_or_failures(reward, [it])]
 
 
 def _score_streaming(

@@ -37,6 +37,7 @@ def eval_command(
 ) -> None:
     """Score a reward on a suite, store the run, and print its metrics."""
     from harness.evaluate import EvalRequest, evaluate_reward
+    from rewards.contract import REASON_CRASHED
 
     request = EvalRequest(reward_spec, suite_spec, data, limit, batch_size)
     with progress("eval: scoring") as update:
@@ -44,6 +45,12 @@ def eval_command(
     if fmt == "table":
         click.echo("  ".join(f"{k}: {v}" for k, v in run_summary(run)[:6]), err=True)
     emit([category_table([run]), metrics_table(run)], fmt)
+    failed = [i for i in run_store(ctx).items(run.id) if i.reason == REASON_CRASHED]
+    if failed:  # one line, not a traceback: which reward raised what, where, on which item
+        first = failed[0]
+        click.secho(f"WARNING: {len(failed)} of {run.n_items} items failed and count as not correct; the first, item "
+                    f"{first.idx} (uid {first.uid}): {first.detail}. Every one: harness show {run.id} --items",
+                    fg="yellow", err=True)
 
 
 @click.command("probe-hacking")

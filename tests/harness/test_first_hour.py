@@ -196,3 +196,31 @@ def test_show_names_the_commit_and_the_files_a_run_wrote(tmp_path):
     result = _cli("--store", str(tmp_path / "s.sqlite"), "show", run_id, "--format", "csv")
     assert result.exit_code == 0, result.output
     assert package_versions()["commit"] in result.stdout and "ab" * 32 in result.stdout and "update-0005" in result.stdout
+
+
+def test_a_user_reward_that_raises_fails_its_items_in_one_line_and_keeps_the_rest(tmp_path):
+    """The README's plugin example on the packaged sample suite: ``float('2\\sqrt{2}')`` raises for an answer that
+    is not a plain number. The items it scored keep their scores, the ones it raised on are failed items naming
+    the reward, the error and the line, and the command says so in one line, with no traceback."""
+    plugin = tmp_path / "lastnum.py"
+    plugin.write_text(
+        "import re\n"
+        "from rewards import REWARDS, Score\n\n"
+        "@REWARDS.register('lastnum-raises')\n"
+        "class LastNumber:\n"
+        "    def score(self, items):\n"
+        "        return [Score.correct() if float(it.reference) == float(re.findall(r'[-\\d.]+', it.completion)[-1])\n"
+        "                else Score.incorrect() for it in items]\n"
+    )
+    store = tmp_path / "s.sqlite"
+    result = _cli("--store", str(store), "--plugin", str(plugin), "eval", "--reward", "lastnum-raises", "--suite",
+                  "sample", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    warning = [line for line in result.stderr.splitlines() if line.startswith("WARNING:")]
+    assert len(warning) == 1 and "LastNumber raised ValueError" in warning[0] and "lastnum.py:" in warning[0]
+    [run] = RunStore(store).runs()
+    items = RunStore(store).items(run.id)
+    failed = [i for i in items if i.reason == "crashed"]
+    assert run.status == "complete" and 0 < len(failed) < len(items)
+    assert all("LastNumber raised" in i.detail for i in failed)
