@@ -265,7 +265,14 @@ def store_note(store: RunStore, ctx: click.Context) -> str:
 
 
 
-_CLICK_TYPES = {"int": int, "float": float, "str": str}
+_NAMED_TYPES = {"bool": bool, "int": int, "float": float, "str": str}
+
+
+def field_type(f: Any) -> type:
+    """A config field's type, whether its class was written with ``from __future__ import annotations`` (the
+    annotation is the string ``"bool"``) or without (the class ``bool``); anything else is read as text."""
+    annotation = _NAMED_TYPES.get(f.type.strip(), str) if isinstance(f.type, str) else f.type
+    return annotation if annotation in _NAMED_TYPES.values() else str
 
 
 def options_from_fields(groups: list[tuple[str, list[Any]]]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -292,11 +299,12 @@ def options_from_fields(groups: list[tuple[str, list[Any]]]) -> Callable[[Callab
             elif default not in ("", None) and not isinstance(default, bool):
                 help_text += f" [default: {default}]"
             flag = "--" + name.replace("_", "-")
-            if str(f.type) == "bool":
+            kind = field_type(f)
+            if kind is bool:
                 command = click.option(f"{flag}/--no-{flag[2:]}", name, default=None, help=help_text)(command)
             else:  # metadata["aliases"]: shorter spellings kept for a field ("--lr" for --learning-rate)
                 command = click.option(flag, *f.metadata.get("aliases", ()), name,
-                                       type=_CLICK_TYPES.get(str(f.type), str), default=None, help=help_text)(command)
+                                       type=kind, default=None, help=help_text)(command)
         return command
 
     return decorate
