@@ -83,13 +83,14 @@ def _scores_or_failures(reward: Reward, batch: Sequence[Item]) -> list[Score]:
     """The batch's scores; where the reward raises, each item again alone, and an item it raises on is a failed
     item naming the error (as the reward server does), so one bad item costs neither its batch-mates nor the run."""
     try:
-        return check_scores(batch, reward.score(batch), type(reward).__name__)
+        scores = reward.score(batch)
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # noqa: BLE001 - a reward's own error is its items' result, not the command's end
         if len(batch) == 1:
             return [Score.failed(REASON_CRASHED, raised(reward, exc))]
-    return [s for it in batch for s in _scores_or_failures(reward, [it])]
+        return [s for it in batch for s in _scores_or_failures(reward, [it])]
+    return check_scores(batch, scores, type(reward).__name__)  # a broken contract is the reward's bug: the run fails
 
 
 def _score_streaming(

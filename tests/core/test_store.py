@@ -70,8 +70,14 @@ class InterruptedOnSecondBatch(ExplodesOnSecondBatch):
         return super().score(items)
 
 
+class BreaksTheContractOnSecondBatch(ExplodesOnSecondBatch):
+    def score(self, items):
+        self.calls += 1
+        return [Score.correct() for _ in items][: 1 if self.calls == 2 else None]
+
+
 @pytest.mark.parametrize("reward_cls, status, exc", [
-    (ExplodesOnSecondBatch, "failed", RuntimeError), (InterruptedOnSecondBatch, "interrupted", KeyboardInterrupt),
+    (BreaksTheContractOnSecondBatch, "failed", ValueError), (InterruptedOnSecondBatch, "interrupted", KeyboardInterrupt),
 ])
 def test_interrupted_evaluation_leaves_a_marked_run_without_numbers(store, reward_cls, status, exc):
     REWARDS.register("explodes-for-test", reward_cls)
@@ -83,6 +89,15 @@ def test_interrupted_evaluation_leaves_a_marked_run_without_numbers(store, rewar
     [run] = store.runs()
     assert run.status == status and run.metrics == [] and store.items(run.id) == []
     assert run.error
+
+
+def test_a_batch_the_reward_raises_on_is_scored_again_item_by_item_and_the_run_completes(store):
+    REWARDS.register("explodes-for-test", ExplodesOnSecondBatch)
+    try:
+        run = evaluate_reward(EvalRequest("explodes-for-test", "sample", batch_size=8), store)
+    finally:
+        REWARDS.unregister("explodes-for-test")
+    assert run.status == "complete" and all(i.verdict is True for i in store.items(run.id))
 
 
 def test_newer_schema_is_refused(tmp_path):
