@@ -77,7 +77,8 @@ class BreaksTheContractOnSecondBatch(ExplodesOnSecondBatch):
 
 
 @pytest.mark.parametrize("reward_cls, status, exc", [
-    (BreaksTheContractOnSecondBatch, "failed", ValueError), (InterruptedOnSecondBatch, "interrupted", KeyboardInterrupt),
+    (BreaksTheContractOnSecondBatch, "failed", ValueError),
+    (InterruptedOnSecondBatch, "interrupted", KeyboardInterrupt),
 ])
 def test_interrupted_evaluation_leaves_a_marked_run_without_numbers(store, reward_cls, status, exc):
     REWARDS.register("explodes-for-test", reward_cls)
