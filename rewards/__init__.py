@@ -10,7 +10,7 @@ from harness.core.registry import Registry
 from harness.core.spec import ComponentSpec, build
 from rewards.contract import Item, LearnsFromFeedback, Reward, Score
 
-REWARDS: Registry = Registry("reward", entry_point_group="harness.rewards")
+REWARDS: Registry = Registry("reward", entry_point_group="harness.rewards", base=Reward)
 REWARDS.add_lazy(
     "rule", "rewards.rule:RuleReward", "math-verify rule verifier in killable worker processes"
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.metadata
+import inspect
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -65,8 +66,11 @@ class Registry(Generic[T]):
     ``importlib.metadata`` group scanned for plugins, once, on the first lookup or listing.
     """
 
-    def __init__(self, kind: str, entry_point_group: str | None = None, *, list_command: str = "") -> None:
+    def __init__(self, kind: str, entry_point_group: str | None = None, *, list_command: str = "",
+                 base: type | None = None) -> None:
         self.kind = kind
+        self.base = base  # what a registered class must be (a runtime-checkable protocol or a class)
+        self._frozen = False
         self.entry_point_group = entry_point_group
         self.list_command = list_command or f"harness ls {kind}s"
         self._entries: dict[str, Entry] = {}
@@ -76,8 +80,32 @@ class Registry(Generic[T]):
         self._lock = threading.RLock()
 
     # -- registration -------------------------------------------------------------------------
+    def freeze(self) -> None:
+        """No registration after this (plugins are loaded): a name cannot change meaning halfway through a run."""
+        self._scan_plugins()
+        self._frozen = True
+
+    def _check_open(self, name: str) -> None:
+        if self._frozen:
+            raise RegistryError(f"cannot register {self.kind} {name!r}: the {self.kind} registry is frozen "
+                                "(register plugins before the run starts)")
+
+    def _check_type(self, name: str, component: Any, where: str) -> None:
+        """A registered class must be of the registry's declared type, checked where it is registered or loaded
+        rather than when it is first used; factories (functions) are checked on what they build."""
+        if self.base is None or not inspect.isclass(component):
+            return
+        try:
+            ok = issubclass(component, self.base)
+        except TypeError:  # a protocol with data members cannot be checked by issubclass
+            return
+        if not ok:
+            raise RegistryError(f"{self.kind} {name!r} ({where}) is {component.__qualname__}, which is not a "
+                                f"{self.base.__module__}.{self.base.__qualname__}: it lacks what a {self.kind} must have")
+
     def add_lazy(self, name: str, target: str, summary: str = "", *, origin: str = "builtin") -> None:
         """Register ``name`` as ``"module:attr"``, imported on first :meth:`get`."""
+        self._check_open(name)
         with self._lock:
             if name in self._entries:
                 existing = self._entries[name]
@@ -106,7 +134,9 @@ class Registry(Generic[T]):
         """Register ``obj`` under ``name``; usable as a decorator: ``@REWARDS.register("mine")``."""
 
         def add(component: T) -> T:
+            self._check_open(name)
             target = _target_of(component)
+            self._check_type(name, component, target)
             text = summary or _first_line(getattr(component, "__doc__", None))
             with self._lock:
                 existing = self._entries.get(name)
@@ -147,6 +177,7 @@ class Registry(Generic[T]):
             ) from exc
         except AttributeError as exc:
             raise RegistryError(f"{self.kind} {name!r}: {entry.target} does not exist ({exc})") from exc
+        self._check_type(name, component, entry.target)
         with self._lock:
             self._loaded[name] = component
         return component

@@ -85,3 +85,40 @@ def test_lazy_entry_whose_module_lacks_a_dependency_says_what_to_install(tmp_pat
     reg.add_lazy("fast", "needs_vllm_for_registry_test:R")
     with pytest.raises(RegistryError, match=r"pip install 'rl-reward-harness\[vllm\]'"):
         reg.get("fast")
+
+
+def test_a_registry_refuses_a_class_that_is_not_of_its_declared_type():
+    from harness.core.registry import Registry, RegistryError
+    from rewards.contract import Reward
+
+    rewards = Registry("reward", base=Reward)
+
+    class NoScore:
+        def grade(self, items):
+            return []
+
+    with pytest.raises(RegistryError, match="is .*NoScore, which is not a rewards.contract.Reward"):
+        rewards.register("no-score", NoScore)
+    rewards.add_lazy("lazy-no-score", "collections:OrderedDict")  # checked when it is loaded
+    with pytest.raises(RegistryError, match="lazy-no-score.*not a rewards.contract.Reward"):
+        rewards.get("lazy-no-score")
+
+    class Scores:
+        def score(self, items):
+            return []
+
+    assert rewards.register("scores", Scores) is Scores
+    assert rewards.register("factory", lambda: Scores())  # a factory is checked on what it builds
+
+
+def test_a_frozen_registry_takes_no_new_name():
+    from harness.core.registry import Registry, RegistryError
+
+    registry = Registry("suite")
+    registry.add_lazy("a", "collections:OrderedDict")
+    registry.freeze()
+    with pytest.raises(RegistryError, match="frozen"):
+        registry.add_lazy("b", "collections:OrderedDict")
+    with pytest.raises(RegistryError, match="frozen"):
+        registry.register("c", dict)
+    assert registry.names() == ["a"]
