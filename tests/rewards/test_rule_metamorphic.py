@@ -2,7 +2,7 @@
 reference's value is never paid, and the reference itself (or a list or set in another order) always is.
 
 The test command runs the first ``HARNESS_METAMORPHIC_CASES`` cases (300 by default); ``tox -e metamorphic``
-runs 100,000 in one go and prints the count per family."""
+runs 100,000 in one go and prints the count per family (``HARNESS_METAMORPHIC_WORKERS`` workers, 2 by default)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def test_a_changed_value_is_never_paid_and_the_same_value_always_is():
     seen: Counter[str] = Counter()
     failures = []
     stream = cases(seed=int(os.environ.get("HARNESS_METAMORPHIC_SEED", "0")))
-    with RuleReward(workers=2, timeout=10) as reward:
+    workers = int(os.environ.get("HARNESS_METAMORPHIC_WORKERS", "2"))
+    with RuleReward(workers=workers, timeout=10) as reward:
         done = 0
         while done < total:
             batch = list(itertools.islice(stream, min(_BATCH, total - done)))
