@@ -38,7 +38,7 @@ def runs_command(ctx: click.Context, suite: str | None, reward: str | None, stat
     """List stored runs, newest first.
 
     The default store is one file for all of this user's harness processes, so runs made anywhere can be compared;
-    ``latest`` means the newest run in it, whichever process made it. Give a project its own store with --store or
+    'latest' means the newest run in it, whichever process made it. Give a project its own store with --store or
     HARNESS_STORE."""
     store = run_store(ctx, existing=True)
     click.echo(store_note(store, ctx), err=True)

@@ -101,3 +101,15 @@ def test_eval_imports_neither_the_server_nor_the_trainers():
              " 'harness.commands.serving', 'trainers', 'fastapi', 'pydantic'))))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]", out
+
+
+def test_no_command_help_shows_markup_meant_for_docs(run_cli):
+    """Help texts come from the commands' docstrings: they are read in a terminal, not rendered as reST."""
+    import click
+
+    from harness.cli import main
+
+    ctx = click.Context(main)
+    for name in main.list_commands(ctx):
+        result = run_cli(name, "--help")
+        assert result.exit_code == 0 and "``" not in result.output, name
