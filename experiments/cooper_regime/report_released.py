@@ -211,8 +211,9 @@ def runs_list(groups: Mapping[str, Mapping[int, tuple[list[RunRecord], Steps]]])
                 commit = run.versions.get("commit", "unknown")[:12]
                 dirty = " (dirty)" if run.versions.get("dirty") == "true" else ""
                 wall = f"{run.wall_seconds:.0f}" if run.wall_seconds is not None else "—"
+                steps = run.metric("steps")
                 lines.append(f"| {arm} | {seed} | {run.id} | {run.status} | {commit}{dirty} | "
-                             f"{run.metric('steps') if run.metric('steps') is not None else '—'} | {wall} |")
+                             f"{'—' if steps is None else steps} | {wall} |")
     return lines
 
 

@@ -45,7 +45,8 @@ def eval_command(
     if fmt == "table":
         click.echo("  ".join(f"{k}: {v}" for k, v in run_summary(run)[:6]), err=True)
     emit([category_table([run]), metrics_table(run)], fmt)
-    failed = [i for i in run_store(ctx).items(run.id) if i.reason == REASON_CRASHED]
+    # the items are read back only when the run's own crash rate says some failed
+    failed = [i for i in run_store(ctx).items(run.id) if i.reason == REASON_CRASHED] if run.metric("crash_rate") else []
     if failed:  # one line, not a traceback: which reward raised what, where, on which item
         first = failed[0]
         click.secho(f"WARNING: {len(failed)} of {run.n_items} items failed and count as not correct; the first, item "
