@@ -9,6 +9,7 @@ the batch back to :meth:`LearnsFromFeedback.learn`. Callers detect it with ``isi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from harness.core.items import (  # noqa: F401 - the contract's data, re-exported: ``from rewards.contract import Item``
@@ -113,6 +114,21 @@ class KeepsArtifacts(Protocol):
     updates): the trainer records each one, by hash, in the run."""
 
     def artifacts(self) -> Sequence[Artifact]: ...
+
+
+@runtime_checkable
+class ResumesWithPolicy(Protocol):
+    """A reward whose state changes during training (Cooper's weights and optimizer): the trainer saves it into
+    every policy checkpoint and restores it from the checkpoint the policy resumes from, so that a stopped run
+    never goes on with a policy from one step and a reward model from another.
+
+    ``load_state(None)`` means the policy starts from step 0: the reward starts as configured, whatever state it
+    found elsewhere (a ``checkpoint_dir`` of its own is for a reward served without a trainer).
+    """
+
+    def save_state(self, folder: Path) -> None: ...
+
+    def load_state(self, folder: Path | None) -> None: ...
 
 
 def reward_value(result: object, abstention: float | None = 0.0) -> float | None:

@@ -8,8 +8,11 @@ source (:mod:`rewards.cooper_negatives`) and is kept only if it is wrong (up to 
 without a valid pair are masked out. The loss is ``-log sigmoid(s_pos - s_neg)`` on raw logits, averaged over
 valid pairs; AdamW (lr 1e-5, weight decay 0.01, ``warmup_updates`` of linear warm-up), gradients clipped at 1.0,
 the step skipped when the gradient norm is not finite. Scoring and updating share one lock, so a score never
-reads half-updated weights. Checkpoints (model, optimizer, step) are written atomically every
+reads half-updated weights. Checkpoints (model, optimizer, step, sampler) are written atomically every
 ``checkpoint_every`` updates into ``checkpoint_dir``; a new instance pointed at the same folder resumes from it.
+Under a trainer, the state travels with the policy's checkpoints instead (:meth:`CooperReward.save_state`,
+:meth:`CooperReward.load_state`): a run stopped between the two saves would otherwise resume a policy of one step
+with a reward model of another.
 With ``snapshot_dir``, the weights alone are also kept every ``snapshot_every`` updates (``update-NNNN``), each
 named by its hash (:meth:`CooperReward.artifacts`), so that a figure of a run can be recomputed from the model
 that made it. An update whose every optimizer step was skipped (a non-finite gradient norm) left the model as it
@@ -134,13 +137,10 @@ class CooperReward(ClosesOnExit):
         self._artifacts: list[Artifact] = []
         self.negative_yield: dict[str, float] = {}
         self.rng = random.Random(seed)
-        self.step = 0
-        state = read_state(self.checkpoint_dir) if self.checkpoint_dir else None
-        start = str(self.checkpoint_dir) if state else model
         self.format = VerifyRMFormat.for_model(model)
-        self.classifier = SequenceClassifier(ClassifierConfig(start, device, dtype, max_length))
-        self._resume_state = state
+        self._model, self._classifier_options = model, (device, dtype, max_length)
         self._optimizer: Any = None
+        self._start_from(self.checkpoint_dir if self.checkpoint_dir and read_state(self.checkpoint_dir) else None)
         self._lock = threading.RLock()
         self.rule = RuleReward(workers=2)
         self._assistant_spec = AssistantSpec(assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
@@ -176,10 +176,38 @@ class CooperReward(ClosesOnExit):
             self._optimizer = torch.optim.AdamW(
                 self.classifier.model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
             )
-            if self._resume_state:
-                self._optimizer.load_state_dict(load_optimizer_states(self.checkpoint_dir, torch)["optimizer"])
-                self.step = int(self._resume_state["step"])
+            if self._resume_from is not None:
+                self._optimizer.load_state_dict(load_optimizer_states(self._resume_from, torch)["optimizer"])
         return self._optimizer
+
+    def _start_from(self, folder: Path | None) -> None:
+        """The classifier, update count and sampler from a checkpoint folder, or as configured (``None``); the
+        optimizer's state follows from the same folder when the optimizer is first needed."""
+        state = read_state(folder) if folder is not None else None
+        if folder is not None and state is None:
+            raise FileNotFoundError(f"{folder} holds no cooper checkpoint (no state.json)")
+        start = str(folder) if folder is not None else self._model
+        self.classifier = SequenceClassifier(ClassifierConfig(start, *self._classifier_options))
+        self._optimizer = None
+        self._resume_from = folder
+        self.step = int(state["step"]) if state else 0
+        if state and "rng" in state:
+            version, internal, gauss = state["rng"]
+            self.rng.setstate((version, tuple(internal), gauss))
+
+    def save_state(self, folder: Path) -> None:
+        """The reward model, its optimizer, update count and sampler, into ``folder`` (beside a policy
+        checkpoint): what :meth:`load_state` resumes from."""
+        with self._lock:
+            write_checkpoint(Path(folder), self.classifier, {"optimizer": self.optimizer.state_dict()},
+                             {"step": self.step, "rng": list(self.rng.getstate())})
+            self.format.save(Path(folder))
+
+    def load_state(self, folder: Path | None) -> None:
+        """Resume with the policy: from a folder :meth:`save_state` wrote, or, for a policy starting at step 0
+        (``None``), from the configured model, whatever ``checkpoint_dir`` holds."""
+        with self._lock:
+            self._start_from(Path(folder) if folder is not None else None)
 
     def learn(self, items: Sequence[Item], scores: Sequence[Score]) -> Mapping[str, float]:
         """One Cooper update from a scored batch. Returns the loss, margin and gradient norm, and the bookkeeping
@@ -337,7 +365,7 @@ class CooperReward(ClosesOnExit):
         with self._lock:
             write_checkpoint(
                 self.checkpoint_dir, self.classifier, {"optimizer": self.optimizer.state_dict()},
-                {"step": self.step},
+                {"step": self.step, "rng": list(self.rng.getstate())},
             )
             self.format.save(self.checkpoint_dir)  # the folder then also loads as verifyrm:model=FOLDER
 

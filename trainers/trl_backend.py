@@ -6,8 +6,8 @@ generation batch. Every logging step writes the training reward, the rule reward
 rollouts, their agreement, response length, KL and Cooper's update metrics to the run store; the hacking alarm
 watches the same numbers. Step 0 holds the held-out accuracy and the probe before any update; with a probe, every step also stores what the
 reward paid for each probe item, and a reward that saves its weights (Cooper's snapshots) has each saved file
-recorded by hash. Checkpoints go to ``OUTPUT/checkpoint-*`` every ``save_steps``; a rerun with the same output
-resumes from the last one.
+recorded by hash. Checkpoints go to ``OUTPUT/checkpoint-*`` every ``save_steps``, with a learning reward's state
+inside them; a rerun with the same output resumes from the last one written whole (:mod:`trainers.resume`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, option
 from trainers.hacking import HackingAlarm
 from trainers.probe import Probe
+from trainers.resume import resume_point, save_reward_state
 from trainers.step_metrics import final_metrics
 
 Progress = Callable[[int, int, dict[str, float]], None]
@@ -177,6 +178,8 @@ class TRLTrainer:
 
                     def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None,
                                     processing_class: Any = None, **kwargs: Any) -> None:
+                        if control.should_save:  # before the Trainer writes (and rotates) the policy checkpoint
+                            save_reward_state(reward, output / f"checkpoint-{state.global_step}")
                         if cfg.eval_every and state.global_step % cfg.eval_every == 0 and model is not None:
                             tok = processing_class or tokenizer
                             accuracy = heldout_accuracy(model, tok, heldout, bridge.rule, cfg.eval_max_tokens)
@@ -205,8 +208,8 @@ class TRLTrainer:
 
                 trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,
                                           callbacks=[Recorder()])
-                resume = any(output.glob("checkpoint-*"))
-                trainer.train(resume_from_checkpoint=True if resume else None)
+                start = resume_point(output, reward, outer.warn)
+                trainer.train(resume_from_checkpoint=str(start) if start is not None else None)
                 trainer.save_model(str(output / "final"))
                 store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
         finally:

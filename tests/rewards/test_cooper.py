@@ -115,6 +115,40 @@ def test_updates_widen_the_margin_and_resume_from_checkpoint(base, tmp_path):
         resumed.close()
 
 
+def test_state_saved_beside_a_policy_checkpoint_restores_weights_count_and_sampler(base, tmp_path):
+    """What a trainer resumes from: ``load_state(folder)`` gives back the weights, the update count and the
+    sampler's position; ``load_state(None)`` (a policy back at step 0) gives back the configured model even when
+    the reward's own ``checkpoint_dir`` holds a later one."""
+    own, beside = tmp_path / "own", tmp_path / "checkpoint-1" / "reward_state"
+    spec = (f"cooper:model={base},negatives=perturb,positive=random,learning_rate=1e-2,checkpoint_dir={own},"
+            "checkpoint_every=1,dtype=float32")
+    items = rollouts()
+    reward = build_reward(spec)
+    try:
+        untrained = [s.value for s in reward.score(items)]
+        reward.learn(items, reward.score(items))
+        reward.save_state(beside)
+        trained = [s.value for s in reward.score(items)]
+        draw = reward.rng.random()
+    finally:
+        reward.close()
+    assert trained != untrained
+    again = build_reward(spec)
+    try:
+        assert again.step == 1  # its own checkpoint, as when served without a trainer
+        again.load_state(None)
+        assert again.step == 0 and [s.value for s in again.score(items)] == pytest.approx(untrained, abs=1e-6)
+        again.load_state(beside)
+        assert again.step == 1 and [s.value for s in again.score(items)] == pytest.approx(trained, abs=1e-6)
+        assert again.rng.random() == draw
+        again.learn(items, again.score(items))
+        assert again.step == 2  # optimizer state restored: the update goes on from the saved one
+        with pytest.raises(FileNotFoundError, match="no cooper checkpoint"):
+            again.load_state(tmp_path)
+    finally:
+        again.close()
+
+
 def test_the_trainer_probe_is_the_rewards_accuracy_after_each_update(base, data_root):
     from trainers.grpo import RewardBridge, StepRecords
     from trainers.probe import Probe

@@ -131,16 +131,31 @@ def test_hacking_alarm_fires_and_stops_a_run_built_to_be_hacked(tmp_path, policy
 
 
 @pytest.mark.slow
-def test_resume_and_heldout_accuracy(tmp_path, policy, data_root):
+def test_resume_with_the_learning_rewards_state_and_heldout_accuracy(tmp_path, policy, data_root):
+    """A rerun resumes the policy and a learning reward (Cooper) from the same checkpoint: a reward checkpoint
+    of its own, saved ahead of a policy that has none (a run stopped between the two saves), does not leak into a
+    run that starts over; a resumed run takes the reward's state saved in the policy's checkpoint."""
+    import json
+
+    from rewards.checkpoint import read_state
+    from rewards.cooper import CooperReward
     from trainers.trl_backend import TRLTrainer
 
     store = RunStore(tmp_path / "runs.sqlite")
-    base = dict(reward="rule:workers=1", policy=policy, num_generations=4, max_completion_length=16, limit=8,
-                output=str(tmp_path / "out"), save_steps=1, warmup_steps=0, eval_every=1, eval_limit=2,
-                eval_max_tokens=16)
+    model, own = tiny_classifier(tmp_path / "rm"), tmp_path / "own"
+    ahead = CooperReward(str(model), negatives="perturb", checkpoint_dir=str(own))
+    ahead.step = 40
+    ahead.save_checkpoint()
+    ahead.close()
+    base = dict(reward=f"cooper:model={model},negatives=perturb,checkpoint_dir={own},checkpoint_every=1",
+                policy=policy, num_generations=4, max_completion_length=16, limit=8, output=str(tmp_path / "out"),
+                save_steps=1, warmup_steps=0, eval_every=1, eval_limit=2, eval_max_tokens=16)
     first = TRLTrainer(TRLRunConfig(max_steps=1, **base), warn=lambda m: None).run(store)
-    assert (tmp_path / "out" / "checkpoint-1").is_dir()
+    saved = tmp_path / "out" / "checkpoint-1" / "reward_state"
+    assert read_state(saved)["step"] <= 1  # started from the configured model, not from update 40
     steps = store.steps(first.id)
     assert 0.0 <= steps[1]["heldout_accuracy"] <= 1.0
+    (saved / "state.json").write_text(json.dumps({**read_state(saved), "step": 20}))  # a mark to find again
     second = TRLTrainer(TRLRunConfig(max_steps=2, **base), warn=lambda m: None).run(store)
     assert sorted(store.steps(second.id)) == [2]  # resumed after step 1 instead of starting over
+    assert read_state(tmp_path / "out" / "checkpoint-2" / "reward_state")["step"] >= 20  # and the reward with it
