@@ -23,6 +23,20 @@ REWARDS.add_lazy("judge", "rewards.judge:JudgeReward", "LLM-as-a-judge with the 
 REWARDS.add_lazy(
     "verifyrm", "rewards.verifyrm:VerifyRMReward", "reference-based reward model (one-logit classifier), Cooper's VerifyRM"
 )
+REWARDS.add_lazy(
+    "compassverifier", "rewards.verifiers.compass:CompassVerifierReward",
+    "CompassVerifier's released protocol (A correct, B incorrect, C invalid) on any generation backend",
+)
+REWARDS.add_lazy("xverify", "rewards.verifiers.xverify:XVerifyReward",
+                 "xVerify's released protocol ([Correct] or [Incorrect]) on any generation backend")
+REWARDS.add_lazy(
+    "general-verifier", "rewards.verifiers.general_verifier:GeneralVerifierReward",
+    "General-Verifier's released protocol (Final Decision: Yes/No on the extracted answer) on any backend",
+)
+REWARDS.add_lazy("tinyv", "rewards.verifiers.tinyv:TinyVReward",
+                 "TinyV's released protocol (True/False on the extracted answer) on any generation backend")
+REWARDS.add_lazy("tinyv-addon", "rewards.verifiers.tinyv:tinyv_addon",
+                 "TinyV's released add-on setup: the rule reward, and TinyV only where the rule does not say correct")
 REWARDS.add_lazy("cascade", "rewards.composite:cascade", "first reward decides where confident, the second on the rest")
 REWARDS.add_lazy("all", "rewards.composite:all_of", "correct when every reward says correct (rule and judge agree)")
 REWARDS.add_lazy("any", "rewards.composite:any_of", "correct when some reward says correct")

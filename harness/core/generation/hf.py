@@ -156,7 +156,8 @@ class TransformersGenerator:
         if params.seed is not None:
             torch.manual_seed(params.seed)
         with torch.inference_mode():
-            result = self._model.generate(**enc, **kwargs)
+            # only what a decoder takes: a tokenizer may also return token_type_ids, which generate() refuses
+            result = self._model.generate(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], **kwargs)
         new_tokens = result.sequences[:, enc["input_ids"].shape[1] :]
         completions = []
         for row in range(new_tokens.shape[0]):
