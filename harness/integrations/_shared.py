@@ -17,10 +17,10 @@ import json
 import logging
 import os
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
+from harness.core.http import post_with_retries
 from rewards.contract import REASON_CRASHED, Item, Score
 from rewards.lazy import LazyReward
 from rewards.sandbox import describe
@@ -30,16 +30,7 @@ log = logging.getLogger("harness.integrations")
 LOCAL = LazyReward(lambda: os.environ.get("HARNESS_REWARD", "rule"))
 _CLIENT_LOCK = threading.Lock()
 _CLIENT: Any = None
-TIMEOUT_S = 180.0  # OpenRLHF's own client timeout; the server answers within its deadline, well before
-# A 5xx or a dropped connection is the service, not the item: a Ray Serve replica that died under the request (its
-# proxy answers 500), a server restarting. The request is sent again after each of these pauses before its items
-# score 0. The server itself answers bad input with a 4xx, which is never retried.
-RETRY_DELAYS_S = (0.5, 1.0, 2.0)
-
-
-def worth_retrying(status: int | None) -> bool:
-    """Whether a request is sent again: no answer (``None``, a transport error) or a 5xx."""
-    return status is None or status >= 500
+TIMEOUT_S = 180.0  # OpenRLHF's own client timeout; the server answers within its own deadline, well before it
 
 
 def http_client() -> Any:
@@ -100,30 +91,11 @@ def _local(items: Sequence[Item]) -> list[Score]:
     return list(check_scores(items, reward.score(items), type(reward).__name__))
 
 
-def _post_with_retries(url: str, content: bytes) -> Any:
-    import httpx
-
-    for delay in (*RETRY_DELAYS_S, None):
-        try:
-            response = http_client().post(url, content=content, headers={"content-type": "application/json"})
-        except httpx.TransportError as exc:
-            if delay is None:
-                raise
-            why = describe(exc)
-        else:
-            if delay is None or not worth_retrying(response.status_code):
-                return response
-            why = f"answered {response.status_code}"
-        log.info("the reward server at %s %s; sending again in %gs", url, why, delay)
-        time.sleep(delay)
-    raise AssertionError("unreachable")
-
-
 def _remote(url: str, items: Sequence[Item]) -> list[Score]:
     payload = {"items": [{"question": it.question, "reference": it.reference, "completion": it.completion,
                           "metadata": dict(it.metadata)} for it in items]}
     # ASCII-escaped JSON: a lone surrogate in a completion is sent as the server would score it in-process
-    response = _post_with_retries(f"{url}/score", json.dumps(payload, ensure_ascii=True).encode("ascii"))
+    response = post_with_retries(http_client(), f"{url}/score", json.dumps(payload, ensure_ascii=True).encode("ascii"))
     if response.status_code == 401:
         raise ServerRefused(f"the reward server at {url} refused this adapter's token ({response.json().get('detail')}); "
                             "set HARNESS_SERVER_TOKEN to the token the server was started with")

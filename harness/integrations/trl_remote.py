@@ -23,7 +23,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from harness.integrations._shared import RETRY_DELAYS_S, TIMEOUT_S, ServerRefused, worth_retrying
+from harness.core.http import RETRY_DELAYS_S, worth_retrying
+from harness.integrations._shared import TIMEOUT_S, ServerRefused
 from rewards.inputs import completion_text, prompt_text, reference_text
 
 log = logging.getLogger("harness.integrations")

@@ -1,0 +1,126 @@
+"""The ``remote`` reward: a reward served over OpenRLHF's protocol, scored as if it ran here. Against a real
+``harness serve`` on loopback (the in-process rewards, on real MathCheck-GSM items), and against servers that
+misbehave at the socket: one that never answers, one that drops the connection, one that answers garbage."""
+
+import socket
+import threading
+
+import pytest
+
+from harness.core import http
+from harness.core.serving import free_port, serving
+from rewards import Item, build_reward
+
+BOMB = "\\boxed{9^{9^{9^{9}}}}"
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    with serving("rule", port, ["--deadline", "20"]):
+        yield f"http://127.0.0.1:{port}/get_reward"
+
+
+def test_remote_scores_equal_the_in_process_reward_on_real_items(server, real_rows, eval_scores):
+    reward = build_reward(f"remote:url={server},concurrency=8")
+    try:
+        items = [Item(item.question, str(label), item.completion) for item, label in real_rows]
+        scores = reward.score(items)
+        assert [s.value for s in scores] == eval_scores
+        assert all(s.verdict == (s.value == 1.0) for s in scores)  # the server's own verdict, not a threshold
+        batched = build_reward(f"remote:url={server},batch_size=7")
+        assert [s.value for s in batched.score(items)] == eval_scores
+        batched.close()
+    finally:
+        reward.close()
+
+
+def test_an_item_the_server_failed_fails_alone(server):
+    reward = build_reward(f"remote:url={server},batch_size=3")
+    try:
+        good, bad = Item("What is 2+2?", "4", "\\boxed{4}"), Item("What is 2+2?", "4", BOMB)
+        first, second, third = reward.score([good, bad, good])
+        assert (first.value, third.value) == (1.0, 1.0) and not first.is_failure
+        assert second.value == 0.0 and second.verdict is False  # the bomb: refused or failed, never paid
+    finally:
+        reward.close()
+
+
+class Misbehaving:
+    """A TCP server on loopback that reads a request and then does ``what``: ``hang`` (never answers), ``drop``
+    (closes the connection), ``garbage`` (a 200 whose body is not JSON), ``short`` (a list of rewards one short),
+    ``refuse`` (a 401)."""
+
+    BODIES = {
+        "garbage": b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!",
+        "short": b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 15\r\n\r\n{"rewards": []}',
+        "refuse": b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 9\r\n\r\nbad token",
+    }
+
+    def __init__(self, what):
+        self.what, self.requests = what, 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/get_reward"
+        self.held = []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            conn.recv(65536)
+            self.requests += 1
+            if self.what == "hang":
+                self.held.append(conn)  # read, never answered, never closed
+            elif self.what == "drop":
+                conn.close()
+            else:
+                conn.sendall(self.BODIES[self.what])
+                conn.close()
+
+    def close(self):
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    monkeypatch.setattr(http, "RETRY_DELAYS_S", (0.05, 0.05))
+
+
+@pytest.mark.parametrize("what, reason, words", [
+    ("hang", "timeout", "did not answer within 0.5s"),
+    ("drop", "crashed", "RemoteProtocolError"),
+    ("garbage", "crashed", "not the protocol's answer"),
+    ("short", "crashed", "must be a list of 2 numbers"),
+])
+def test_a_misbehaving_server_costs_only_a_failed_score(quick_retries, what, reason, words):
+    peer = Misbehaving(what)
+    reward = build_reward(f"remote:url={peer.url},timeout=0.5,batch_size=2")
+    try:
+        scores = reward.score([Item("q", "1", "\\boxed{1}"), Item("q", "1", "\\boxed{2}")])
+    finally:
+        reward.close()
+        peer.close()
+    assert [(s.value, s.verdict, s.reason) for s in scores] == [(0.0, False, reason)] * 2
+    assert words in scores[0].detail
+    assert peer.requests == (3 if what in ("hang", "drop") else 1)  # only what the service did is sent again
+
+
+def test_a_refused_token_is_an_error_at_the_first_call():
+    peer = Misbehaving("refuse")
+    reward = build_reward(f"remote:url={peer.url}")
+    try:
+        with pytest.raises(PermissionError, match="refused the token"):
+            reward.score([Item("q", "1", "\\boxed{1}")])
+    finally:
+        reward.close()
+        peer.close()
+
+
+def test_a_url_that_is_not_http_is_refused_when_built():
+    with pytest.raises(ValueError, match="http"):
+        build_reward("remote:url=localhost:8000")
