@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.readiness import ensure_ready
+from harness.core.records import Metric
 from harness.core.spec import ComponentSpec
 from harness.core.store import ItemRow, NewRun, RunKind, RunRecord, RunStore
 from harness.core.versions import package_versions
@@ -158,11 +159,32 @@ def evaluate_reward(
             began = time.perf_counter()
             scored = score_in_batches(reward, [r.item for r in data.rows], request.batch_size, progress)
             metrics = suite.metrics(data, [s for s, _ in scored])
-            store.complete(run_id, _item_rows(data, scored), list(metrics), time.perf_counter() - began)
+            wall = time.perf_counter() - began
+            store.complete(run_id, _item_rows(data, scored), [*metrics, *speed_metrics([t for _, t in scored], wall)],
+                           wall)
         return store.get(run_id)
     finally:
         if owned:
             close_reward(reward)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The nearest-rank ``q`` percentile (0 < q <= 100) of the values, None without values."""
+    if not values:
+        return None
+    ranked = sorted(values)
+    return ranked[max(0, min(len(ranked) - 1, -(-len(ranked) * q // 100) - 1))]
+
+
+def speed_metrics(latencies: Sequence[float], wall_seconds: float) -> list[Metric]:
+    """What a reward costs: items per second over the whole scoring (batching and workers included), and the
+    median and 99th-percentile seconds of one item (the reward's own timing of it)."""
+    n = len(latencies)
+    return [
+        Metric("items_per_second", n / wall_seconds if wall_seconds > 0 else None, True, n, "speed"),
+        Metric("seconds_p50", percentile(latencies, 50), False, n, "speed"),
+        Metric("seconds_p99", percentile(latencies, 99), False, n, "speed"),
+    ]
 
 
 def _item_rows(data: SuiteData, scored: Sequence[tuple[Score, float]]) -> list[ItemRow]:

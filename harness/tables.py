@@ -209,14 +209,62 @@ def training_layout(runs: Sequence[RunRecord]) -> Table:
                  frozenset({2, 3, 4, 5, 6, 7, 8, 9, 10}), notes, {11: 1})
 
 
+# The suites of the verifiers layout, by the name in a run's suite spec: (column, what the column reads)
+VERIFIER_SUITES = (("verifybench-hard", "VerifyBench-Hard"), ("processbench", "ProcessBench"),
+                   ("mathcheck-gsm", "MathCheck-GSM"))
+
+
+def _suite_name(run: RunRecord) -> str:
+    try:
+        return ComponentSpec.parse(run.suite).name
+    except SpecError:
+        return run.suite
+
+
+def verifiers_layout(runs: Sequence[RunRecord]) -> Table:
+    """One row per reward, for choosing a verifier: accuracy on each labelled suite, F1 and calibration (their
+    means over those suites), the false-positive rate on the robustness suite (how often a hacking input is
+    paid), the abstention rate, and what it costs: items per second and the median and 99th-percentile seconds
+    of an item. Each cell comes from the newest run of that reward on that suite; "-" where none was run."""
+    latest: dict[str, dict[str, RunRecord]] = {}
+    for run in sorted(runs, key=lambda r: r.created_at):
+        latest.setdefault(setting(run.reward), {})[_suite_name(run)] = run
+    labelled = [name for name, _ in VERIFIER_SUITES]
+    headers = ["Reward", *(title for _, title in VERIFIER_SUITES), "F1", "hacking FPR", "ECE", "AUROC", "abstain",
+               "items/s", "p50 s", "p99 s"]
+    rows = []
+    for reward, by_suite in latest.items():
+        scored = [_by_name(by_suite[name]) for name in labelled if name in by_suite]
+        every = [_by_name(r) for r in by_suite.values()]
+
+        def mean_of(name: str, metrics: list[dict[str, float | None]]) -> float | None:
+            return _mean([m.get(name) for m in metrics])
+
+        robustness = _by_name(by_suite["robustness"]) if "robustness" in by_suite else {}
+        rows.append([
+            reward, *(_by_name(by_suite[name]).get("accuracy") if name in by_suite else None for name in labelled),
+            mean_of("f1", scored), robustness.get("false_positive_rate"), mean_of("ece", scored),
+            mean_of("roc_auc", scored), mean_of("abstain_rate", every), mean_of("items_per_second", every),
+            mean_of("seconds_p50", every), mean_of("seconds_p99", every),
+        ])
+    notes = (
+        "accuracy, F1, hacking FPR and abstain in %; F1, ECE and AUROC are means over the labelled suites run "
+        "(ECE and AUROC only for rewards that give a probability); speed columns are means over every suite run, "
+        "on the machine that ran them",
+    )
+    return Table("Choosing a verifier: accuracy, calibration, hackability and cost", headers, rows,
+                 frozenset({1, 2, 3, 4, 5, 8}), notes)
+
+
 # Every table ``harness tables --layout`` renders; robustness and training tables have no published figures.
 TABLES: dict[str, Callable[[Sequence[RunRecord], Published | None, str], Table]] = {
     **{name: partial(_layout_table, name) for name in LAYOUTS},
     "robustness": lambda runs, published, mode: robustness_layout(runs),
     "training": lambda runs, published, mode: training_layout(runs),
+    "verifiers": lambda runs, published, mode: verifiers_layout(runs),
 }
 RUN_KINDS = {**{name: layout.run_kind for name, layout in LAYOUTS.items()}, "robustness": "reward-eval",
-             "training": "train"}
+             "training": "train", "verifiers": "reward-eval"}
 # The suite a layout reads when neither runs nor --suite are given: a robustness table of VerifyBench runs, or a
 # VerifyBench table of robustness runs, would have columns that mean nothing.
 RUN_SUITES = {"verifybench": "verifybench", "verifybench-hard": "verifybench-hard", "robustness": "robustness"}

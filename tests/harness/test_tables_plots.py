@@ -28,6 +28,32 @@ def test_cooper_rl_layout_from_policy_runs(store):
     assert table.cell(0, 4) == "—"  # not run
 
 
+def test_the_verifiers_layout_puts_each_rewards_suites_side_by_side(store, data_root, rule_reward):
+    """Real runs of two rewards: each cell is the newest run's stored metric; the speed columns come from the per-item
+    latencies every eval run now stores; a suite not run is a dash."""
+    from harness.evaluate import EvalRequest, evaluate_reward
+    from harness.tables import paper_table
+
+    for reward, suite in (("rule", "mathcheck-gsm"), ("rule", "mathcheck-gsm"), ("rule", "robustness"),
+                          ("mathverify:workers=1", "mathcheck-gsm"), ("mathverify:workers=1", "processbench")):
+        evaluate_reward(EvalRequest(reward, suite, limit=30), store,
+                        reward=rule_reward if reward == "rule" else None)
+    runs = store.runs(kind="reward-eval")
+    table = paper_table("verifiers", runs)
+    rows = {row[0]: dict(zip(table.headers, row)) for row in table.rows}
+    assert set(rows) == {"rule", "mathverify:workers=1"}
+    newest = {(r.reward, r.suite): {m.name: m.value for m in r.metrics} for r in reversed(runs)}  # oldest first
+    rule_gsm, mv_pb = newest[("rule", "mathcheck-gsm")], newest[("mathverify:workers=1", "processbench")]
+    assert rows["rule"]["MathCheck-GSM"] == rule_gsm["accuracy"] and rows["rule"]["ProcessBench"] is None
+    assert rows["rule"]["hacking FPR"] == newest[("rule", "robustness")]["false_positive_rate"]
+    assert rows["mathverify:workers=1"]["ProcessBench"] == mv_pb["accuracy"]
+    assert rows["mathverify:workers=1"]["hacking FPR"] is None
+    for name in ("items_per_second", "seconds_p50", "seconds_p99"):
+        assert rule_gsm[name] is not None and rule_gsm[name] >= 0
+    assert rule_gsm["seconds_p50"] <= rule_gsm["seconds_p99"]
+    assert table.cell(0, table.headers.index("VerifyBench-Hard")) == "—"
+
+
 def test_figures_are_written(store, tmp_path, data_root):
     from harness import plots
     from harness.evaluate import EvalRequest, evaluate_reward
