@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rewards.contract import Item, LearnsFromFeedback, Reward, reward_value
 from rewards.inputs import clean_completion, completion_text, prompt_text, reference_text
@@ -51,11 +51,15 @@ class GRPORunConfig:
                                       "A 135M policy's checkpoint with its optimizer state is 1.6 GB.")
     limit: int = option(0, "Use only the first N training problems (0: all).")
     alarm_window: int = option(10, "Steps the hacking alarm looks back over.")
+    report_to: Literal["", "tensorboard", "wandb"] = option(
+        "", "Also send every step's numbers to this tracker (OUTPUT/tensorboard, or W&B: offline without a key).")
 
     def __post_init__(self) -> None:
         problems = [f"{name} must be at least 1, got {getattr(self, name)}" for name in (
             "max_steps", "num_generations", "prompts_per_step", "save_steps", "keep_checkpoints")
             if getattr(self, name) < 1]
+        if self.report_to not in ("", "tensorboard", "wandb"):
+            problems.append(f"report_to must be tensorboard or wandb, got {self.report_to!r}")
         if problems:
             raise ValueError("; ".join(problems))
 

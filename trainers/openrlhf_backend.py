@@ -38,6 +38,19 @@ class OpenRLHFRunConfig(GRPORunConfig):
     vllm_engines: int = option(0, "vLLM engines for generation (0: one per GPU).")
 
 
+def tracker_args(cfg: GRPORunConfig) -> list[str]:
+    """OpenRLHF's own logger flags for ``--report-to``: its numbers to the tracker, under the same output folder
+    as the TRL backend's. W&B takes the key from ``WANDB_API_KEY`` (OpenRLHF logs in with it)."""
+    import os
+
+    flags = {
+        "tensorboard": ["--logger.tensorboard_dir", str(Path(cfg.output) / "tensorboard")],
+        "wandb": ["--logger.wandb.key", os.environ.get("WANDB_API_KEY", ""), "--logger.wandb.project",
+                  os.environ.get("WANDB_PROJECT", "rl-reward-harness"), "--logger.wandb.run_name", Path(cfg.output).name],
+    }
+    return flags.get(cfg.report_to, [])
+
+
 def openrlhf_args(cfg: OpenRLHFRunConfig, reward_url: str, prompt_file: Path) -> list[str]:
     rollout_batch = max(1, cfg.prompts_per_step)
     gpus = cfg.gpus_per_node
@@ -70,6 +83,7 @@ def openrlhf_args(cfg: OpenRLHFRunConfig, reward_url: str, prompt_file: Path) ->
         "--ckpt.save_steps", str(cfg.save_steps),
         "--ckpt.max_num", str(cfg.keep_checkpoints),
         "--ckpt.load_enable",
+        *tracker_args(cfg),
     ]
 
 

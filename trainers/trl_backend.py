@@ -28,6 +28,7 @@ from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, option
 from trainers.hacking import HackingAlarm
 from trainers.probe import Probe
 from trainers.resume import resume_point, save_reward_state
+from trainers.trackers import Tracker, open_tracker
 from trainers.step_metrics import final_metrics
 
 Progress = Callable[[int, int, dict[str, float]], None]
@@ -142,6 +143,7 @@ class TRLTrainer:
         )
         outer = self
         began = time.perf_counter()
+        closing: list[Tracker] = []
         try:
             with store.recording(NewRun(
                 kind=RunKind.TRAIN, reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
@@ -149,6 +151,16 @@ class TRLTrainer:
                 config=asdict(cfg),
                 versions=package_versions(),
             )) as run_id:
+
+                tracker = open_tracker(cfg.report_to, output, run_id)
+                if tracker is not None:
+                    closing.append(tracker)
+
+                def log_step(step: int, values: dict[str, float]) -> None:
+                    """A step's numbers into the store and, with --report-to, the tracker."""
+                    store.log_step(run_id, step, values)
+                    if tracker is not None:
+                        tracker.log(step, values)
 
                 def record_probe(step: int) -> None:
                     """The probe items' values behind this step's probe numbers, and weights the reward saved."""
@@ -173,7 +185,7 @@ class TRLTrainer:
                         if probe is not None:
                             values.update(bridge.measure_probe())
                         if values:
-                            store.log_step(run_id, 0, values)
+                            log_step(0, values)
                             record_probe(0)
 
                     def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None,
@@ -183,7 +195,7 @@ class TRLTrainer:
                         if cfg.eval_every and state.global_step % cfg.eval_every == 0 and model is not None:
                             tok = processing_class or tokenizer
                             accuracy = heldout_accuracy(model, tok, heldout, bridge.rule, cfg.eval_max_tokens)
-                            store.log_step(run_id, state.global_step, {"heldout_accuracy": accuracy})
+                            log_step(state.global_step, {"heldout_accuracy": accuracy})
 
                     def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
                         if not logs or "loss" not in logs:
@@ -202,17 +214,20 @@ class TRLTrainer:
                                 if cfg.stop_on_hack:
                                     control.should_training_stop = True
                                     control.should_save = False  # keep the last checkpoint from before the alarm
-                        store.log_step(run_id, state.global_step, values)
+                        log_step(state.global_step, values)
                         record_probe(state.global_step)
                         outer.progress(state.global_step, cfg.max_steps, values)
 
+                own = [tracker.trainer_callback()] if tracker is not None else []  # TRL's numbers, its own way
                 trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,
-                                          callbacks=[Recorder()])
+                                          callbacks=[Recorder(), *own])
                 start = resume_point(output, reward, outer.warn)
                 trainer.train(resume_from_checkpoint=str(start) if start is not None else None)
                 trainer.save_model(str(output / "final"))
                 store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
         finally:
+            for opened in closing:
+                opened.close()
             bridge.rule.close()
             close_reward(reward)
         return store.get(run_id)

@@ -28,6 +28,8 @@ EXTRA_FOR_MODULE = {
     "accelerate": "gguf",
     "openai": "openai",
     "httpx": "openai",
+    "tensorboard": "tensorboard",
+    "wandb": "wandb",
 }
 
 

@@ -32,6 +32,12 @@ def test_generated_command_passes_the_check(flags, tmp_path):
     check_command(args, flags)
     assert args[args.index("--algo.advantage.estimator") + 1] == "group_norm"
     assert args[args.index("--rollout.n_samples_per_prompt") + 1] == "16"
+    tracked = openrlhf_args(OpenRLHFRunConfig(reward="rule", output=str(tmp_path), report_to="tensorboard"),
+                            "http://127.0.0.1:8000/get_reward", tmp_path / "prompts.jsonl")
+    check_command(tracked, flags)  # OpenRLHF's own logger flag, in the release's parser
+    assert tracked[tracked.index("--logger.tensorboard_dir") + 1] == str(tmp_path / "tensorboard")
+    check_command(openrlhf_args(OpenRLHFRunConfig(reward="rule", output=str(tmp_path), report_to="wandb"),
+                                "http://127.0.0.1:8000/get_reward", tmp_path / "prompts.jsonl"), flags)
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -59,12 +59,12 @@ def policy():
     return "smollm2-135m"
 
 
-def _train(tmp_path, reward, policy, steps=2):
+def _train(tmp_path, reward, policy, steps=2, **options):
     from trainers.trl_backend import TRLTrainer
 
     store = RunStore(tmp_path / "runs.sqlite")
     config = TRLRunConfig(reward=reward, policy=policy, max_steps=steps, num_generations=4, max_completion_length=16,
-                           limit=8, output=str(tmp_path / "out"), save_steps=1, warmup_steps=0)
+                           limit=8, output=str(tmp_path / "out"), save_steps=1, warmup_steps=0, **options)
     run = TRLTrainer(config, warn=lambda m: None).run(store)
     return store, run
 
@@ -78,8 +78,20 @@ def test_grpo_runs_with_every_reward_kind(tmp_path, policy, kind, data_root):
         model = tiny_classifier(tmp_path / "rm")
         spec = (f"cascade:first=[rule:workers=1],then=[verifyrm:model={model}]" if kind == "cascade"
                 else f"cooper:model={model},negatives=perturb")
-    store, run = _train(tmp_path, spec, policy)
+    tracked = {"report_to": "tensorboard"} if kind == "rule" else {}
+    store, run = _train(tmp_path, spec, policy, **tracked)
     assert run.status == "complete" and run.kind == "train" and run.metric("steps") == 2.0
+    if tracked:  # the tracker holds the store's numbers, read back with TensorBoard's own reader
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+        events = EventAccumulator(str(tmp_path / "out" / "tensorboard"))
+        events.Reload()
+        written = {tag[len("harness/"):]: {e.step: e.value for e in events.Scalars(tag)}
+                   for tag in events.Tags()["scalars"] if tag.startswith("harness/")}
+        stored = {(name, step): value for step, values in store.steps(run.id).items() for name, value in values.items()}
+        assert {(name, step): pytest.approx(value, rel=1e-6) for name, by_step in written.items()
+                for step, value in by_step.items()} == stored
+        assert any(not tag.startswith("harness/") for tag in events.Tags()["scalars"])  # TRL's own numbers too
     steps = store.steps(run.id)
     assert sorted(steps) == [1, 2]
     for values in steps.values():
