@@ -26,6 +26,7 @@ from suites.contract import LabelledItem
 from suites.metrics import verifier_metrics
 from trainers.grpo import option
 from trainers.rm_data import split_by_question, write_jsonl
+from trainers.trackers import Tracker, open_tracker
 
 CHECKPOINT = "checkpoint"
 Progress = Callable[[str, int, int], None]
@@ -48,6 +49,8 @@ class RMTrainConfig:
     max_length: int = option(512, "Tokens per input.")
     dtype: str = option("auto", "auto, float32 or bfloat16.")
     save_every: int = option(200, "Optimizer steps between checkpoints (training resumes from the last).")
+    report_to: str = option("", "Also send each epoch's training loss and validation numbers to this tracker: "
+                                "tensorboard (OUTPUT/tensorboard) or wandb (offline without a key).")
     format: VerifyRMFormat = field(default_factory=VerifyRMFormat)
 
     def __post_init__(self) -> None:
@@ -56,6 +59,8 @@ class RMTrainConfig:
             ("save_every", self.save_every, 1)) if value < low]
         if not 0.0 < self.val_fraction < 1.0:
             problems.append(f"val_fraction must be between 0 and 1, got {self.val_fraction}")
+        if self.report_to not in ("", "tensorboard", "wandb"):
+            problems.append(f"report_to must be tensorboard or wandb, got {self.report_to!r}")
         if self.dtype not in ("auto", "float32", "bfloat16"):
             problems.append(f"dtype must be auto, float32 or bfloat16, got {self.dtype!r}")
         if problems:
@@ -133,10 +138,25 @@ class VerifyRMTrainer:
             scheduler.load_state_dict(saved["scheduler"])
         step = state["step"] if state else 0
         history: list[dict[str, float]] = list(state["history"]) if state else []
-        loss_fn = torch.nn.BCEWithLogitsLoss()
         began = time.perf_counter()
-        validation: tuple[list[Metric], list[Score]] | None = None  # of the model as it ends training
 
+        tracker = open_tracker(cfg.report_to, self.output, self.output.name)
+        try:
+            validation = self._epochs(clf, encoded, labels, val_rows, optimizer, scheduler, step, history, tracker)
+        finally:
+            if tracker is not None:
+                tracker.close()
+        return self._finish(clf, val_rows, validation, history, store, source, time.perf_counter() - began)
+
+    def _epochs(self, clf: SequenceClassifier, encoded: list[Any], labels: list[float],
+                val_rows: Sequence[LabelledItem], optimizer: Any, scheduler: Any, step: int,
+                history: list[dict[str, float]], tracker: Tracker | None) -> tuple[list[Metric], list[Score]] | None:
+        """The epochs not done yet; each ends with a validation, a checkpoint and the tracker's numbers."""
+        cfg = self.config
+        torch = clf.torch
+        loss_fn = torch.nn.BCEWithLogitsLoss()
+        steps_per_epoch = -(-len(encoded) // cfg.batch_size)
+        validation: tuple[list[Metric], list[Score]] | None = None  # of the model as it ends training
         for epoch in range(step // steps_per_epoch, cfg.epochs):
             batches = _batches([len(e) for e in encoded], cfg.batch_size, random.Random(cfg.seed * 1000 + epoch))
             clf.model.train()
@@ -161,7 +181,15 @@ class VerifyRMTrainer:
             validation = self._validate(clf, val_rows)
             history.append({"epoch": epoch + 1, "train_loss": running / max(1, len(batches)), **_summary(validation[0])})
             self._save_checkpoint(clf, optimizer, scheduler, {"step": step, "history": history})
+            if tracker is not None:
+                tracker.log(epoch + 1, {k: v for k, v in history[-1].items() if k != "epoch" and v is not None})
+        return validation
 
+    def _finish(self, clf: SequenceClassifier, val_rows: Sequence[LabelledItem],
+                validation: tuple[list[Metric], list[Score]] | None, history: list[dict[str, float]],
+                store: RunStore | None, source: str, wall: float) -> RunRecord | None:
+        """The trained model saved, and the run stored (validated now if every epoch was done before a resume)."""
+        cfg = self.config
         clf.model.eval()
         clf.model.save_pretrained(self.output)
         clf.tokenizer.save_pretrained(self.output)
@@ -173,7 +201,7 @@ class VerifyRMTrainer:
             return None
         if validation is None:  # every epoch was done before this resume
             validation = self._validate(clf, val_rows)
-        return self._store_run(store, val_rows, validation, history, source, time.perf_counter() - began)
+        return self._store_run(store, val_rows, validation, history, source, wall)
 
     def _validate(self, clf: SequenceClassifier, rows: Sequence[LabelledItem]) -> tuple[list[Metric], list[Score]]:
         scores = scores_from_logits(clf.logits(self.config.format.render_items([r.item for r in rows])), 0.5)

@@ -22,7 +22,8 @@ def test_train_resume_and_score(tmp_path, store, data_root):
     base = tiny_classifier(tmp_path / "base")
     rows = load_training_rows([], ["mathcheck-gsm"], limit=60, seed=0)
     out = tmp_path / "rm"
-    config = RMTrainConfig(base=str(base), output=out, epochs=1, batch_size=8, max_length=128, save_every=3)
+    config = RMTrainConfig(base=str(base), output=out, epochs=1, batch_size=8, max_length=128, save_every=3,
+                           report_to="tensorboard")
     run = VerifyRMTrainer(config).train(rows, store, source="mathcheck-gsm")
     assert run.kind == "rm-train" and run.status == "complete" and run.metric("accuracy") is not None
     assert (out / "checkpoint" / "state.json").is_file() and (out / "verifyrm.json").is_file()
@@ -34,6 +35,15 @@ def test_train_resume_and_score(tmp_path, store, data_root):
     history = json.loads((out / "training.json").read_text())["history"]
     assert [h["epoch"] for h in history] == [1, 2] and history[0] == first[0]
     assert resumed.id != run.id
+    # --report-to: each epoch's numbers, as training.json holds them, read back with TensorBoard's reader
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(out / "tensorboard"))
+    events.Reload()
+    written = {(tag[len("harness/"):], e.step): e.value for tag in events.Tags()["scalars"] for e in events.Scalars(tag)}
+    expected = {(k, h["epoch"]): v for h in history for k, v in h.items() if k != "epoch" and v is not None}
+    assert written.keys() == expected.keys() and "train_loss" in {k for k, _ in written}
+    assert all(abs(written[key] - expected[key]) <= 1e-6 * max(1.0, abs(expected[key])) for key in expected)
 
     reward = build_reward(f"verifyrm:model={out}")
     heldout = [json.loads(line) for line in (out / "heldout.jsonl").read_text().splitlines()]
