@@ -168,6 +168,19 @@ def evaluate_reward(
             close_reward(reward)
 
 
+def scored_data(run: RunRecord) -> SuiteData | None:
+    """The rows an evaluation run scored, loaded again from its suite, data and limit, when they are still there
+    and unchanged (the same content hash); None otherwise, or for a run that is not an evaluation. The store keeps
+    scores, not texts: this is how a reader sees the reference and the completion behind a score."""
+    if run.kind != RunKind.REWARD_EVAL.value:
+        return None
+    try:
+        data = build_suite(run.suite).load(run.config.get("data"), run.config.get("limit"))
+    except Exception:  # noqa: BLE001 - the data moved or changed: the scores stay readable without the texts
+        return None
+    return data if data.content_hash == run.data_hash and len(data.rows) == run.n_items else None
+
+
 def percentile(values: Sequence[float], q: float) -> float | None:
     """The nearest-rank ``q`` percentile (0 < q <= 100) of the values, None without values."""
     if not values:

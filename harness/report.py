@@ -106,9 +106,11 @@ def comparability(a: RunRecord, b: RunRecord) -> list[str]:
     return []
 
 
-def compare_table(a: RunRecord, b: RunRecord) -> Table:
+def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False) -> Table:
     """Metrics of two runs side by side with the change and whether it is an improvement; a note says when the
-    runs scored different suites or data."""
+    runs scored different suites or data. ``for_reading`` (a terminal, Markdown): the columns are A and B, the runs
+    named once in the title, and the note left to the command's warning; otherwise (CSV, JSON) the columns are the
+    run ids, which a file needs."""
     b_metrics = {m.name: m for m in b.metrics}
     rows = []
     for m in a.metrics:
@@ -121,6 +123,9 @@ def compare_table(a: RunRecord, b: RunRecord) -> Table:
             verdict = "better" if (delta > 0) == m.higher_is_better else "worse"
         counts = isinstance(_value(m), int) and isinstance(_value(other), int)
         rows.append([m.name, _value(m), _value(other), int(delta) if counts and delta is not None else delta, verdict])
+    if for_reading:  # the runs named once: columns A and B keep each line short and the ids out of every line
+        return Table(f"A = {a.id} ({a.reward}), B = {b.id} ({b.reward}); change = B - A",
+                     ["metric", "A", "B", "change", "verdict"], rows)
     return Table(f"{a.id} -> {b.id}", ["metric", a.id, b.id, "change", "verdict"], rows,
                  notes=tuple(comparability(a, b)))
 
@@ -233,6 +238,9 @@ def as_lines(table: Table) -> str:
     """One line per row: its first cell, then ``header=value`` for the rest; whole values on lines of any length,
     which grep finds and a log keeps."""
     lines = [table.title] if table.title else []
+    if len(table.headers) == 2:  # a list of fields and their values: the header says nothing a line needs
+        lines += [f"{table.cell(r, 0)}  {table.cell(r, 1)}" for r in range(len(table.rows))]
+        return "\n".join([*lines, *table.notes])
     for r in range(len(table.rows)):
         lines.append("  ".join([table.cell(r, 0), *(f"{table.headers[c]}={table.cell(r, c)}"
                                                      for c in range(1, len(table.headers)))]))

@@ -137,9 +137,20 @@ class OpenRLHFTrainer:
         return [*launcher, *args]
 
     def dry_run(self) -> str:
-        """Write the prompt data and return the checked command, with a placeholder for the server's port."""
-        write_prompts(self.config, Path(self.config.output) / "prompts.jsonl")
-        return " ".join(shlex.quote(c) for c in self.command("http://127.0.0.1:PORT/get_reward"))
+        """Write the prompt data and return the checked command, one flag a line (a shell reads it as one
+        command), with a placeholder for the server's port."""
+        prompts = Path(self.config.output) / "prompts.jsonl"
+        n = write_prompts(self.config, prompts)
+        command = self.command("http://127.0.0.1:PORT/get_reward")
+        start = next((i for i, c in enumerate(command) if c.startswith("--")), len(command))
+        lines = [" ".join(shlex.quote(c) for c in command[:start])]
+        for c in command[start:]:
+            if c.startswith("--"):
+                lines.append("    " + shlex.quote(c))
+            else:
+                lines[-1] += " " + shlex.quote(c)
+        return (f"# {n} prompts written to {prompts}; at launch PORT is the port of the reward server it starts\n"
+                + " \\\n".join(lines))
 
     def _follow(self, process: subprocess.Popen, store: RunStore, run_id: str, every_s: float = 5.0) -> int:
         """Wait for OpenRLHF, passing each step the reward server records to ``progress`` and the hacking

@@ -11,13 +11,14 @@ from harness.commands.common import (
     store_note,
     store_option,
 )
-from harness.core.store import RunStatus, StoreError
+from harness.core.store import ItemRow, RunRecord, RunStatus, StoreError
 from harness.published import load_published
 from harness.report import (
     FORMATS,
     Table,
     category_table,
     compare_table,
+    comparability,
     metrics_table,
     run_summary,
     runs_table,
@@ -64,13 +65,36 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
         tables.append(Table("Files", ["step", "name", "sha256", "path"],
                             [[a.step, a.name, a.sha256, a.path] for a in artifacts]))
     if show_items:
-        rows = [
-            [i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s]
-            for i in store.items(run.id)
-        ]
-        headers = ["idx", "uid", "category", "label", "score", "verdict", "reason", "answer", "latency_s"]
-        tables.append(Table("Items", headers, rows))
+        tables.append(items_table(run, store.items(run.id), whole=fmt in ("csv", "json")))
+    if fmt == "csv":  # one table a stream, which a CSV reader takes: the items, else the metrics
+        tables = ([t for t in tables if t.title == "Items"] or [t for t in tables if t.title.startswith("Metrics")]
+                  or tables[:1])
+        click.echo("csv holds one table (the items with --items, else the metrics, else the run); --format json "
+                   "holds all", err=True)
     emit(tables, fmt)
+
+
+def items_table(run: RunRecord, items: list[ItemRow], whole: bool) -> Table:
+    """Each item's score and reason, with the reference and the completion it was scored on when the run's data
+    can still be read (the end of the completion, where its answer is, unless ``whole``)."""
+    from harness.evaluate import scored_data
+
+    data = scored_data(run)
+
+    def texts(idx: int) -> list[str]:
+        if data is None:
+            return []
+        item = data.rows[idx].item
+        return [item.reference if whole else item.reference[:40],
+                item.completion if whole else ("…" + item.completion[-60:]).replace("\n", " ")
+                if len(item.completion) > 60 else item.completion.replace("\n", " ")]
+
+    headers = ["idx", "uid", "category", "label", "score", "verdict", "reason", "answer", "latency_s"]
+    rows = [[i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s,
+             *texts(i.idx)] for i in items]
+    notes = () if data is not None else ("reference and completion not shown: the run's data is no longer where "
+                                         "it was, or has changed since",) if run.kind == "reward-eval" else ()
+    return Table("Items", headers + (["reference", "completion"] if data is not None else []), rows, notes=notes)
 
 
 @click.command("compare")
@@ -84,10 +108,10 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> Non
     """Compare the metrics of two runs."""
     store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
-    compared = compare_table(a, b)
-    for warning in compared.notes:  # the table's notes say why the runs may not compare: on stderr too
+    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"))
+    for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
-    emit([category_table([a, b]), compared], fmt)
+    emit([compared] if fmt == "csv" else [category_table([a, b]), compared], fmt)  # csv: one table a stream
 
 
 @click.command("tables")

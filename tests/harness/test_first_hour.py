@@ -79,12 +79,12 @@ def test_csv_prints_the_percentages_markdown_prints(tmp_path):
     store = str(tmp_path / "s.sqlite")
     assert _cli("--store", store, "eval", "--reward", "rule", "--suite", "sample").exit_code == 0
     markdown = _cli("--store", store, "show", "latest", "--format", "markdown").stdout
-    as_csv = _cli("--store", store, "show", "latest", "--format", "csv").stdout
+    as_csv = _cli("--store", store, "runs", "--format", "csv").stdout
     run = RunStore(store).get("latest")
     shown = f"{100 * run.metric('accuracy'):.1f}"
     assert shown in markdown
-    category_rows = [r for r in csv.reader(io.StringIO(as_csv)) if r and r[0] == run.id]
-    assert category_rows and category_rows[0][-1] == shown
+    header, *rows = list(csv.reader(io.StringIO(as_csv)))
+    assert rows and rows[0][0] == run.id and rows[0][header.index("accuracy")] == shown
     as_json = json.loads(_cli("--store", store, "show", "latest", "--format", "json").stdout)
     assert as_json[1]["rows"][0]["AVG"] == pytest.approx(run.metric("accuracy"))  # JSON: exact fractions ...
     assert "AVG" in as_json[1]["fractions"]  # ... and says so
@@ -193,7 +193,7 @@ def test_show_names_the_commit_and_the_files_a_run_wrote(tmp_path):
     run_id = store.begin(NewRun(kind="train", reward="cooper:model=m", suite="d", data_source="d", data_hash="",
                                 n_items=1, config={}, versions=package_versions()))
     store.log_artifact(run_id, Artifact(5, "update-0005", str(tmp_path / "update-0005"), "ab" * 32))
-    result = _cli("--store", str(tmp_path / "s.sqlite"), "show", run_id, "--format", "csv")
+    result = _cli("--store", str(tmp_path / "s.sqlite"), "show", run_id, "--format", "json")
     assert result.exit_code == 0, result.output
     assert package_versions()["commit"] in result.stdout and "ab" * 32 in result.stdout and "update-0005" in result.stdout
 

@@ -73,3 +73,32 @@ def test_a_closed_pipe_ends_the_command_quietly_with_status_0(robustness_run):
     proc.stdout.close()  # the reader stops, as head does, while the command still has over 64 KB to write
     assert proc.wait(timeout=120) == 0
     assert proc.stderr.read().decode() == ""
+
+
+def test_show_reads_as_fields_items_carry_their_texts_and_csv_holds_one_table(robustness_run):
+    store, _ = robustness_run
+    shown = _cli("--store", store, "show", "latest").stdout
+    assert re.search(r"^status  complete$", shown, re.M) and "value=" not in shown
+    items = _cli("--store", store, "show", "latest", "--items", "--format", "csv")
+    import csv
+    import io
+
+    csv.field_size_limit(1 << 30)  # the suite's resource bombs are long completions, shown whole
+    header, *rows = list(csv.reader(io.StringIO(items.stdout)))
+    assert header[-2:] == ["reference", "completion"] and len(rows) == len(build_suite("robustness").load().rows)
+    first = build_suite("robustness").load().rows[0].item
+    assert rows[0][-2:] == [first.reference, first.completion]  # whole, as scored
+    assert "csv holds one table" in items.stderr
+
+
+def test_compare_names_the_runs_once(robustness_run, tmp_path):
+    store, _ = robustness_run
+    assert _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", "robustness", "--limit", "40").exit_code == 0
+    from harness.core.store import RunStore
+
+    a, b = (r.id for r in RunStore(store).runs()[:2])
+    compared = _cli("--store", store, "compare", a, b)
+    metric_lines = [line for line in compared.stdout.splitlines() if re.match(r"^[│ ]*(accuracy|f1|precision)\b", line)]
+    assert metric_lines and not any(a in line or b in line for line in metric_lines)
+    assert f"A = {a}" in " ".join(compared.stdout.split())
+    assert compared.stderr.count("WARNING") == 1  # different data: said once, on stderr

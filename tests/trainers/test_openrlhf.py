@@ -1,6 +1,7 @@
 """The openrlhf trainer's command line, checked against OpenRLHF 0.11's own argument definitions."""
 
 import json
+import shlex
 
 import pytest
 from click.testing import CliRunner
@@ -58,6 +59,12 @@ def test_dry_run_writes_prompts_with_labels(flags, tmp_path, data_root, capsys):
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (out / "prompts.jsonl").read_text().splitlines()]
     assert len(rows) == 5 and rows[0]["label"] == "72" and rows[0]["prompt"][0]["role"] == "user"
+    # a person reads it: a note, then one flag a line, which a shell still reads as the checked command
+    note, *command = result.output.strip().splitlines()
+    assert note.startswith("# 5 prompts written to") and all(len(line) < 120 for line in command)
+    words = shlex.split(" ".join(line.rstrip("\\") for line in command))
+    check_command(words[words.index("--actor.model_name_or_path"):], flags)
+    assert words[words.index("--data.prompt_dataset") + 1] == str(out / "prompts.jsonl")
     assert "--reward.remote_url http://127.0.0.1:PORT/get_reward" in result.output
 
 
