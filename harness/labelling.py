@@ -48,7 +48,7 @@ def load_triples(input_file: str | None, suite_spec: str | None, data: str | Non
         raise DataError("give exactly one of --input FILE and --suite NAME")
     if suite_spec:
         return list(build_suite(suite_spec).load(data, limit).rows)
-    return read_cooper_file(input_file, labels=False, limit=limit)  # type: ignore[arg-type]
+    return read_cooper_file(input_file, labels=False, limit=limit, option="--input")  # type: ignore[arg-type]
 
 
 def hybrid_label(

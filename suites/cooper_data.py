@@ -16,24 +16,40 @@ from suites.loading import DataError, resolve_data_path
 COOPER_COLUMNS = ("question", "reference_answer", "completion", "label")
 
 
-def _records(path: Path) -> list[dict]:
+def _records(path: Path) -> list[tuple[str, dict]]:
+    """(where, record) pairs: ``line N`` of a jsonl (counted from 1, as an editor and ``harness validate`` count
+    them; blank lines skipped), ``row N`` of a parquet table (from 1)."""
     if path.suffix == ".parquet":
-        return require("pyarrow.parquet", "reading parquet data").read_table(path).to_pylist()
+        table = require("pyarrow.parquet", "reading parquet data").read_table(path).to_pylist()
+        return [(f"row {n}", rec) for n, rec in enumerate(table, 1)]
     if path.suffix == ".jsonl":
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        out = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}: line {n} is not JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(rec, dict):
+                raise DataError(f"{path}: line {n} is not a JSON object with the columns {', '.join(COOPER_COLUMNS)}")
+            out.append((f"line {n}", rec))
+        return out
     raise DataError(f"{path}: expected a .jsonl or .parquet file with the columns {', '.join(COOPER_COLUMNS)}")
 
 
-def read_cooper_file(path: str, *, labels: bool = True, limit: int | None = None) -> list[LabelledItem]:
+def read_cooper_file(path: str, *, labels: bool = True, limit: int | None = None,
+                     option: str = "--data") -> list[LabelledItem]:
     """The file's rows as labelled items (category: the file's name). With ``labels=False`` the label column may
-    be missing or empty, and such rows carry ``label=None``."""
-    resolved = resolve_data_path(path)
+    be missing or empty, and such rows carry ``label=None``. ``option`` names the command's option for errors."""
+    resolved = resolve_data_path(path, option)
     needed = COOPER_COLUMNS if labels else COOPER_COLUMNS[:3]
     out = []
-    for i, rec in enumerate(_records(resolved)[:limit] if limit else _records(resolved)):
+    records = _records(resolved)
+    for where, rec in records[:limit] if limit else records:
         missing = [c for c in needed if c not in rec]
         if missing:
-            raise DataError(f"{resolved}: row {i} lacks {', '.join(missing)}; the file needs the columns "
+            raise DataError(f"{resolved}: {where} lacks {', '.join(missing)}; the file needs the columns "
                             f"{', '.join(needed)}")
         item = Item(as_text(rec["question"]), as_text(rec["reference_answer"]), as_text(rec["completion"]))
         label = as_label(rec["label"]) if rec.get("label") is not None else None

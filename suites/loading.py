@@ -42,8 +42,9 @@ def data_root() -> Path | None:
     return None
 
 
-def resolve_data_path(path: str | os.PathLike[str]) -> Path:
-    """An existing file or folder for ``path``: as given, else under the data root."""
+def resolve_data_path(path: str | os.PathLike[str], option: str = "--data") -> Path:
+    """An existing file or folder for ``path``: as given, else under the data root. ``option`` is the command's
+    option that gave the path, which the error names."""
     given = Path(path).expanduser()
     tried = [given.resolve()]
     if given.exists():
@@ -57,7 +58,7 @@ def resolve_data_path(path: str | os.PathLike[str]) -> Path:
     looked = "\n  ".join(str(t) for t in tried)
     raise DataError(
         f"data not found: {path}\nlooked in:\n  {looked}\n"
-        f"Give an existing file or folder with --data, or set {DATA_ROOT_ENV} to the folder that holds it."
+        f"Give an existing file or folder with {option}, or set {DATA_ROOT_ENV} to the folder that holds it."
     )
 
 

@@ -52,3 +52,20 @@ def test_label_command_end_to_end(tmp_path, data_root):
         assert set(json.loads(line)) == {"question", "reference_answer", "completion", "label"}
     bad = CliRunner().invoke(main, ["label", "--judge", "exact", "--output", str(out)])
     assert bad.exit_code == 1 and "exactly one of --input" in bad.output
+
+
+def test_label_input_errors_name_the_option_and_the_line_as_an_editor_counts(tmp_path):
+    runner = CliRunner()
+    missing = runner.invoke(main, ["label", "--judge", "judge:model=m", "--input", str(tmp_path / "none.jsonl"),
+                                   "--output", str(tmp_path / "out.jsonl")])
+    assert missing.exit_code == 1 and "with --input" in missing.output and "--data" not in missing.output
+    bad = tmp_path / "bad.jsonl"
+    good = json.dumps({"question": "q", "reference_answer": "1", "completion": "\\boxed{1}"})
+    bad.write_text(good + "\n\n" + json.dumps({"question": "q", "completion": "c"}) + "\n")
+    lacking = runner.invoke(main, ["label", "--judge", "judge:model=m", "--input", str(bad),
+                                   "--output", str(tmp_path / "out.jsonl")])
+    assert lacking.exit_code == 1 and "line 3 lacks reference_answer" in lacking.output  # blank line 2 counted
+    bad.write_text(good + "\n{not json\n")
+    broken = runner.invoke(main, ["label", "--judge", "judge:model=m", "--input", str(bad),
+                                  "--output", str(tmp_path / "out.jsonl")])
+    assert broken.exit_code == 1 and "line 2 is not JSON" in broken.output and "Traceback" not in broken.output
