@@ -37,13 +37,16 @@ from harness.core.optional import require_all
 @click.option("--replica-cpus", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="With --replicas: the CPUs each replica asks Ray for.")
 @click.option("--token", envvar="HARNESS_SERVER_TOKEN", default="", help="Require this bearer token (env HARNESS_SERVER_TOKEN).")
+@click.option("--max-body-mb", type=click.FloatRange(min=0.001), default=64.0, show_default=True,
+              help="Largest request body in MB; a larger one is refused with 413 as its bytes arrive (chunked too), "
+                   "and a sender silent for 30 s mid-body gets 408.")
 @store_option
 @click.pass_context
 @friendly
 def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, max_batch: int, max_wait_ms: float,
                   items_per_step: int, deadline_s: float, stop_tokens: tuple[str, ...], record_name: str,
                   record_run: str, alarm_window: int, replicas: int | None, ray_address: str, replica_cpus: float,
-                  token: str) -> None:
+                  token: str, max_body_mb: float) -> None:
     """Serve a reward over HTTP: /get_reward (OpenRLHF), /slime, /score, /step, /health, /metrics."""
     require_all(("fastapi", "uvicorn", "pydantic", "httpx"), "harness serve")  # before the app's own imports
     from harness.server.app import ServerConfig
@@ -55,7 +58,7 @@ def serve_command(ctx: click.Context, reward_spec: str, host: str, port: int, ma
     settings = ReplicaSettings(replicas, ray_address, replica_cpus) if replicas is not None else None
 
     config = ServerConfig(reward_spec, max_batch, max_wait_ms, items_per_step, token, deadline_s=deadline_s,
-                          stop_tokens=stop_tokens)
+                          stop_tokens=stop_tokens, max_body_bytes=int(max_body_mb * 1024 * 1024))
     record = (str(run_store(ctx).path), record_run, record_name, alarm_window) if record_name or record_run else None
 
     def ready(config: ServerConfig, address: str) -> None:

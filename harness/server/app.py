@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import hmac
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -61,8 +61,9 @@ class BodyGuard:
     refusal is sent at once, the application below sees the client gone, and whatever it answers is dropped. The
     server never holds more than the limit of one body, however the body is sent."""
 
-    def __init__(self, app: Any, max_bytes: int, timeout_s: float) -> None:
-        self.app, self.max_bytes, self.timeout_s = app, max_bytes, timeout_s
+    def __init__(self, app: Any, max_bytes: int, timeout_s: float, on_refused: Callable[[int], None] = lambda s: None
+                 ) -> None:
+        self.app, self.max_bytes, self.timeout_s, self.on_refused = app, max_bytes, timeout_s, on_refused
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -77,6 +78,7 @@ class BodyGuard:
             nonlocal refused
             if not started and not refused:
                 refused = True
+                self.on_refused(status)
                 body = json.dumps({"detail": detail}).encode()
                 await send({"type": "http.response.start", "status": status,
                             "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
@@ -102,7 +104,10 @@ class BodyGuard:
             nonlocal started
             if refused:
                 return  # the refusal was the answer
-            started = started or message["type"] == "http.response.start"
+            if message["type"] == "http.response.start":
+                started = True
+                if 400 <= message["status"] < 500:  # every refusal, whichever layer answered it
+                    self.on_refused(message["status"])
             await send(message)
 
         await self.app(scope, counted, sending)
@@ -119,6 +124,18 @@ def ascii_json_response() -> Any:
             return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
     return _Ascii
+
+
+def validation_answer(errors: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], int]:
+    """A body the schema refuses, answered in words: 400 when it is not JSON at all, else 422 with one line naming
+    each field and what is wrong with it (and the same as a list, without the inputs echoed back)."""
+    if any(e.get("type") == "json_invalid" for e in errors):
+        why = next(e for e in errors if e.get("type") == "json_invalid").get("ctx", {}).get("error", "")
+        return {"detail": f"the body is not JSON ({why}); send a JSON object such as "
+                          '{"query": [...], "prompts": [...], "labels": [...]}'}, 400
+    problems = [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body", "problem": e.get("msg", "")}
+                for e in errors]
+    return {"detail": "; ".join(f"{p['field']}: {p['problem']}" for p in problems), "errors": problems}, 422
 
 
 def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView | None = None) -> Any:
@@ -165,7 +182,15 @@ def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView |
     async def too_deep(request: Any, exc: RecursionError) -> Any:
         return ascii_json_response()({"detail": "the JSON body is nested too deep to read"}, status_code=400)
 
-    app.add_middleware(BodyGuard, max_bytes=config.max_body_bytes, timeout_s=config.body_timeout_s)
+    @app.exception_handler(fastapi.exceptions.RequestValidationError)
+    async def unreadable(request: Any, exc: Any) -> Any:
+        return ascii_json_response()(*validation_answer(exc.errors()))
+
+    def refused(status: int) -> None:
+        batcher.stats.refused_requests += 1
+
+    app.add_middleware(BodyGuard, max_bytes=config.max_body_bytes, timeout_s=config.body_timeout_s,
+                       on_refused=refused)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

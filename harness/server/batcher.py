@@ -59,6 +59,7 @@ class Stats:
     updates: int = 0
     failed_updates: int = 0
     max_batch_seen: int = 0
+    refused_requests: int = 0  # answered 4xx: bad input, a body over the limit, a wrong token
     last_update: dict[str, float] = field(default_factory=dict)
     latencies: deque = field(default_factory=lambda: deque(maxlen=10_000))
 
@@ -73,6 +74,7 @@ class Stats:
             "mean_batch_size": self.items / self.batches if self.batches else None,
             "max_batch_size": self.max_batch_seen, "failed_items": self.failed_items,
             "timed_out_items": self.timed_out_items, "abandoned_batches": self.abandoned_batches,
+            "refused_requests": self.refused_requests,
             "in_flight_batches": self.in_flight_batches,
             "latency_p50_s": pct(0.5), "latency_p99_s": pct(0.99),
             "reward_updates": self.updates, "failed_updates": self.failed_updates, "last_update": self.last_update,

@@ -40,7 +40,7 @@ APP_NAME = "harness-reward"
 REPORT_EVERY_S = 0.5
 # Counters that add up over replicas; the rest of a snapshot is combined in :func:`aggregate`.
 _SUMMED = ("requests", "items", "batches", "failed_items", "timed_out_items", "abandoned_batches", "in_flight_batches",
-           "reward_updates", "failed_updates")
+           "reward_updates", "failed_updates", "refused_requests")
 
 
 @dataclass(frozen=True)

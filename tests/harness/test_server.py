@@ -53,9 +53,20 @@ def test_native_score_route(client):
     ({"query": ["ab"], "prompts": ["a"], "labels": ['{"prompt_id": 1}']}, 400, "reference"),
 ])
 def test_bad_requests_get_a_4xx_with_a_message(client, body, status, message):
+    refused = client.get("/metrics").json()["refused_requests"]
     response = client.post("/get_reward", json=body)
     assert response.status_code == status and message in response.text
-    assert client.post("/get_reward", content=b"{not json", headers={"content-type": "application/json"}).status_code == 422
+    assert isinstance(response.json()["detail"], str)  # words a person reads, not the validator's raw list
+    broken = client.post("/get_reward", content=b"{not json", headers={"content-type": "application/json"})
+    assert broken.status_code == 400 and broken.json()["detail"].startswith("the body is not JSON (")
+    assert client.get("/metrics").json()["refused_requests"] == refused + 2  # both refusals counted
+
+
+def test_a_shape_error_names_each_field_without_echoing_the_input(client):
+    response = client.post("/get_reward", json={"query": [1, "x" * 10_000], "prompts": "a"})
+    detail = response.json()["detail"]
+    assert response.status_code == 422 and "query.0:" in detail and "prompts:" in detail and "labels:" in detail
+    assert "x" * 100 not in response.text
 
 
 def test_body_limit_and_token(rule_reward):
@@ -69,6 +80,8 @@ def test_body_limit_and_token(rule_reward):
         assert c.post("/get_reward", json=big, headers={"Authorization": "Bearer s3cret"}).status_code == 413
         assert c.get("/health").status_code == 200  # health needs no token
         assert c.post("/step", headers={"Authorization": "Bearer s3cret"}).status_code == 409
+        counts = c.get("/metrics", headers={"Authorization": "Bearer s3cret"}).json()
+        assert counts["refused_requests"] == 3  # the 401, the 413 and the 409, whichever layer answered
 
 
 class Escapes(BaseException):
