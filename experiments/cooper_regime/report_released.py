@@ -42,15 +42,20 @@ def arm_of(run: RunRecord) -> tuple[str, int] | None:
 
 def merged_runs(store: RunStore) -> dict[str, dict[int, tuple[list[RunRecord], dict[int, dict[str, float | None]]]]]:
     """Per arm and seed: the training runs that wrote to its folder, oldest first (a run stopped and resumed is
-    two records), and their steps merged, the later run's values winning at a step both logged."""
+    two records), and their steps merged, the later run's values winning at a step both logged. A run that logged
+    step 0 started over (a resumed run does not log it): the steps of the attempts before it are dropped, so that
+    an abandoned attempt never lends a value to the run that replaced it; its record stays in the list."""
     out: dict[str, dict[int, tuple[list[RunRecord], dict[int, dict[str, float | None]]]]] = {}
-    for run in sorted(store.runs(kind=RunKind.TRAIN.value, limit=10_000), key=lambda r: (r.created_at, r.id)):
+    for run in reversed(store.runs(kind=RunKind.TRAIN.value, limit=10_000)):  # oldest first, as recorded
         key = arm_of(run)
         if key is None:
             continue
         runs, steps = out.setdefault(key[0], {}).setdefault(key[1], ([], {}))
         runs.append(run)
-        for step, values in store.steps(run.id).items():
+        logged = store.steps(run.id)
+        if 0 in logged:
+            steps.clear()
+        for step, values in logged.items():
             steps.setdefault(step, {}).update(values)
     return out
 

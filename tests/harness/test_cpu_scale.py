@@ -112,3 +112,26 @@ def test_the_released_experiment_s_summary_is_made_again_from_its_committed_stor
     assert (RELEASED / "pilot.md").read_text().strip() == _report_module("pilot_released").render(pilot).strip()
     for run in store.runs(limit=10_000):
         assert len(run.versions["commit"]) == 40 and run.versions["dirty"] == "false", run.id
+
+
+def test_a_run_that_started_over_takes_nothing_from_the_attempt_it_replaced(tmp_path):
+    """A run stopped and resumed is two records whose steps join; a run started again from step 0 (an attempt set
+    aside) replaces the steps before it, and only its record of the attempt is kept."""
+    from harness.core.store import NewRun
+
+    report = _report_module("report_released")
+    store = RunStore(tmp_path / "runs.sqlite")
+
+    def attempt(steps: dict[int, dict[str, float]]) -> str:
+        run_id = store.begin(NewRun("train", "cooper:model=m", "d", "d", "h", 1, {"output": "out/cooper_group-seed0"},
+                                    {}))
+        for step, values in steps.items():
+            store.log_step(run_id, step, values)
+        return run_id
+
+    abandoned = attempt({0: {"train_reward": 0.1}, 1: {"train_reward": 0.2}, 4: {"hacking_alarm": 1.0}})
+    fresh = attempt({0: {"train_reward": 0.5}, 1: {"train_reward": 0.6}})
+    resumed = attempt({2: {"train_reward": 0.7}})
+    runs, steps = report.merged_runs(store)["cooper_group"][0]
+    assert [r.id for r in runs] == [abandoned, fresh, resumed]
+    assert steps == {0: {"train_reward": 0.5}, 1: {"train_reward": 0.6}, 2: {"train_reward": 0.7}}
