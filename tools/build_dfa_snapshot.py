@@ -1,4 +1,4 @@
-"""Build the prediction-automaton snapshot that the rule reward's workers load (``rewards/math/dfa_snapshot.py``).
+"""Build the prediction-automaton snapshot that the rule reward's workers load (``rewards/math/dfa/snapshot.py``).
 
 A fresh process installs the workers' two-stage prediction, parses a corpus of answers with math-verify's
 ``parse`` as a worker does, and writes ANTLR's automaton as it then stands. ANTLR's automaton depends on the
@@ -8,7 +8,7 @@ intervals, sets, tuples, lists, matrices, units and words, sums, limits and inte
 data set. Rebuild it when latex2sympy or the ANTLR runtime changes: the workers ignore a snapshot whose grammar
 key does not match, and a test fails until it is rebuilt.
 
-    python tools/build_dfa_snapshot.py [--answers 4000] [--seed 0] [--out rewards/math/data/latex_dfa.marshal]
+    python tools/build_dfa_snapshot.py [--answers 4000] [--seed 0] [--out rewards/math/dfa/latex_dfa.marshal]
 """
 
 from __future__ import annotations
@@ -246,7 +246,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from math_verify import parse
 
-    from rewards.math import dfa_snapshot
+    from rewards.math.dfa import snapshot as dfa_snapshot
     from rewards.math.prediction import use_two_stage_prediction
 
     logging.getLogger("math_verify").setLevel(logging.CRITICAL)

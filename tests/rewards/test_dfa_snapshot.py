@@ -19,7 +19,7 @@ pytest.importorskip("math_verify")
 
 from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy, latex2sympy  # noqa: E402
 
-from rewards.math import dfa_snapshot  # noqa: E402
+from rewards.math.dfa import snapshot as dfa_snapshot  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 TAUGHT = ["x^{2} + 3x - 1", "\\frac{1}{2}", "(1, 2]", "y = 2x + 1", "\\sqrt{3} \\pi", "\\{1, 2, 3\\}"]
@@ -36,7 +36,7 @@ def _run(script: str, *args: str) -> str:
 _HEADER = """
 import json, logging, sys
 from math_verify import parse
-from rewards.math import dfa_snapshot
+from rewards.math.dfa import snapshot as dfa_snapshot
 from rewards.math.prediction import use_two_stage_prediction
 logging.getLogger("math_verify").setLevel(logging.CRITICAL)
 use_two_stage_prediction()
@@ -120,13 +120,13 @@ def test_the_shipped_snapshot_fits_the_installed_parser():
     assert dfa_snapshot.SNAPSHOT.is_file()
     assert _decoded(dfa_snapshot.SNAPSHOT.read_bytes())["grammar"] == dfa_snapshot.grammar_key(
         dfa_snapshot.parser_class())
-    assert _run("from rewards.math.dfa_snapshot import load_shipped; import math_verify; print(load_shipped())") \
+    assert _run("from rewards.math.dfa.snapshot import load_shipped; import math_verify; print(load_shipped())") \
         == "True"
 
 
 def test_the_rule_reward_workers_start_with_it():
     states = _run("from rewards.math.grader import GradingConfig; from rewards.rule import _init_grader; "
-                  "from rewards.math.dfa_snapshot import parser_class; _init_grader(GradingConfig()); "
+                  "from rewards.math.dfa.snapshot import parser_class; _init_grader(GradingConfig()); "
                   "print(sum(len(dfa.states) for dfa in parser_class().decisionsToDFA))")
     assert int(states) > 1000
 
@@ -134,7 +134,7 @@ def test_the_rule_reward_workers_start_with_it():
 PARSE_WITH_SNAPSHOT = """
 import json, sys
 from latex2sympy2_extended.latex2sympy2 import latex2sympy
-from rewards.math.dfa_snapshot import load_shipped
+from rewards.math.dfa.snapshot import load_shipped
 from rewards.math.prediction import use_two_stage_prediction
 use_two_stage_prediction()
 assert load_shipped()
@@ -167,3 +167,19 @@ def test_real_answers_parse_as_with_ll_from_the_shipped_snapshot(monkeypatch, da
     got = json.loads(path.read_text())
     differ = [(t, e, g) for t, e, g in zip(texts, expected, got) if e != g]
     assert not differ, differ[:5]
+
+
+def test_a_snapshot_that_does_not_load_says_why_in_the_log(tmp_path, monkeypatch, caplog):
+    """The speed-up is not lost in silence: a missing snapshot, or one made for another Python, is a warning that
+    names the cause."""
+    monkeypatch.setattr(dfa_snapshot, "SNAPSHOT", tmp_path / "missing.marshal")
+    with caplog.at_level("WARNING", logger="harness.rewards"):
+        assert dfa_snapshot.load_shipped() is False
+    assert "did not load: missing" in caplog.text
+    other = tmp_path / "other.marshal"
+    other.write_bytes(zlib.compress(marshal.dumps({"format": dfa_snapshot.FORMAT, "grammar": "PSParser:0:python-2.7"})))
+    monkeypatch.setattr(dfa_snapshot, "SNAPSHOT", other)
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="harness.rewards"):
+        assert dfa_snapshot.load_shipped() is False
+    assert "made for PSParser:0:python-2.7, not PSParser:" in caplog.text and ":python-3." in caplog.text

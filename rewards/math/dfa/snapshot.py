@@ -27,6 +27,7 @@ parser to build its automaton as before. The snapshot shipped with the package i
 from __future__ import annotations
 
 import hashlib
+import logging
 import marshal
 import sys
 import zlib
@@ -42,7 +43,7 @@ from antlr4.dfa.DFAState import DFAState
 from antlr4.PredictionContext import ArrayPredictionContext, PredictionContext, SingletonPredictionContext
 
 FORMAT = 1
-SNAPSHOT = Path(__file__).with_name("data") / "latex_dfa.marshal"
+SNAPSHOT = Path(__file__).with_name("latex_dfa.marshal")
 
 _NO_STATE = -1
 _ERROR_STATE = -2
@@ -58,10 +59,12 @@ class SnapshotError(ValueError):
 
 
 def grammar_key(parser_class: type) -> str:
-    """What a snapshot is valid for: the generated parser's serialized ATN and the ANTLR runtime that reads it."""
+    """What a snapshot is valid for: the generated parser's serialized ATN, the ANTLR runtime that reads it, and
+    the Python version (``marshal``'s format and the hashes the states are filed under are Python's own)."""
     atn = sys.modules[parser_class.__module__].serializedATN()
     digest = hashlib.sha256(repr(list(atn)).encode()).hexdigest()[:32]
-    return f"{parser_class.__name__}:{digest}:antlr4-{metadata.version('antlr4-python3-runtime')}"
+    python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
+    return f"{parser_class.__name__}:{digest}:antlr4-{metadata.version('antlr4-python3-runtime')}:{python}"
 
 
 def parser_class() -> type:
@@ -114,20 +117,27 @@ def take(parser_cls: type) -> bytes:
 
 def load(parser_cls: type, data: bytes) -> bool:
     """Put a snapshot into ``parser_cls``'s automaton, which must still be empty (no parse yet in this process).
-    True when loaded; False, with the automaton untouched, when the snapshot is for another grammar or runtime,
-    cannot be read, fails its hash check, or the automaton is already in use."""
+    True when loaded; False, with the automaton untouched, when :func:`refusal` gives a reason."""
+    return refusal(parser_cls, data) is None
+
+
+def refusal(parser_cls: type, data: bytes) -> str | None:
+    """Load the snapshot as :func:`load` does; None when loaded, else why not: for another grammar, runtime or
+    Python, unreadable, failing its hash check, or the automaton already in use (untouched in every case)."""
     try:
         snapshot = marshal.loads(zlib.decompress(data))
         if not isinstance(snapshot, dict) or snapshot.get("format") != FORMAT:
-            return False
-        if snapshot["grammar"] != grammar_key(parser_cls) or not _empty(parser_cls.decisionsToDFA):
-            return False
+            return f"not a snapshot of format {FORMAT}"
+        if snapshot["grammar"] != grammar_key(parser_cls):
+            return f"made for {snapshot['grammar']}, not {grammar_key(parser_cls)}"
+        if not _empty(parser_cls.decisionsToDFA):
+            return "the parser has parsed already in this process"
         pin_hashes()
         built = _build(parser_cls, snapshot)
-    except (ValueError, EOFError, TypeError, KeyError, IndexError, zlib.error):
-        return False
+    except (ValueError, EOFError, TypeError, KeyError, IndexError, zlib.error) as exc:
+        return f"unreadable ({type(exc).__name__}: {exc})"
     if built is None:
-        return False
+        return "its states' hashes do not match their configurations"
     for dfa, states, start in built:
         for state in states:
             dfa.states[state] = state
@@ -135,16 +145,23 @@ def load(parser_cls: type, data: bytes) -> bool:
             dfa.s0.edges = start
         else:
             dfa.s0 = start
-    return True
+    return None
 
 
 def load_shipped() -> bool:
-    """:func:`load` the snapshot shipped with the package into latex2sympy's parser (False if it is missing)."""
+    """:func:`load` the snapshot shipped with the package into latex2sympy's parser. When it does not load, the
+    worker parses as fast as before only once it has built its own automaton: the log says why, once a process."""
     try:
         data = SNAPSHOT.read_bytes()
-    except OSError:
-        return False
-    return load(parser_class(), data)
+    except OSError as exc:
+        why: str | None = f"missing ({exc.strerror})"
+    else:
+        why = refusal(parser_class(), data)
+    if why is not None:
+        logging.getLogger("harness.rewards").warning(
+            "the parser automaton snapshot %s did not load: %s; rebuild it with tools/build_dfa_snapshot.py",
+            SNAPSHOT.name, why)
+    return why is None
 
 
 def pin_hashes() -> None:
