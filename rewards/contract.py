@@ -117,6 +117,16 @@ class KeepsArtifacts(Protocol):
 
 
 @runtime_checkable
+class ChecksWithRule(Protocol):
+    """A reward that checks rollouts with the rule reward itself (Cooper, to find its positives and to keep its
+    negatives wrong). A trainer hands it the run's one rule reward (:meth:`use_rule`), the one that measures the
+    rollouts' rule accuracy: each rollout is then checked once, by one set of workers, instead of by two pools
+    competing for the same cores. The reward does not close a rule reward it was handed."""
+
+    def use_rule(self, rule: Reward) -> None: ...
+
+
+@runtime_checkable
 class ResumesWithPolicy(Protocol):
     """A reward whose state changes during training (Cooper's weights and optimizer): the trainer saves it into
     every policy checkpoint and restores it from the checkpoint the policy resumes from, so that a stopped run

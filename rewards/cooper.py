@@ -63,7 +63,7 @@ from typing import Any, Literal
 from harness.core.answers import boxed_answers
 from rewards.checkpoint import load_optimizer_states, read_state, weights_digest, write_checkpoint, write_weights
 from rewards.classifier import ClassifierConfig, SequenceClassifier
-from rewards.contract import Artifact, ClosesOnExit, Item, Score
+from rewards.contract import Artifact, ClosesOnExit, Item, Reward, Score, close_reward
 from rewards.cooper_negatives import perturb_final_answer, rewrite_messages
 from rewards.rule import RuleReward
 from rewards.verifyrm import VerifyRMFormat, scores_from_logits
@@ -142,7 +142,8 @@ class CooperReward(ClosesOnExit):
         self._optimizer: Any = None
         self._start_from(self.checkpoint_dir if self.checkpoint_dir and read_state(self.checkpoint_dir) else None)
         self._lock = threading.RLock()
-        self.rule = RuleReward(workers=2)
+        self.rule: Reward = RuleReward(workers=2)
+        self._owns_rule = True
         self._assistant_spec = AssistantSpec(assistant_backend, assistant, assistant_base_url, assistant_max_tokens)
         self._assistant: Any = None
 
@@ -369,8 +370,15 @@ class CooperReward(ClosesOnExit):
             )
             self.format.save(self.checkpoint_dir)  # the folder then also loads as verifyrm:model=FOLDER
 
+    def use_rule(self, rule: Reward) -> None:
+        """Check rollouts with the run's rule reward instead of a pool of its own (:class:`ChecksWithRule`)."""
+        if self._owns_rule:
+            close_reward(self.rule)
+        self.rule, self._owns_rule = rule, False
+
     def close(self) -> None:
-        self.rule.close()
+        if self._owns_rule:
+            close_reward(self.rule)
 
     def __getstate__(self) -> dict:
         raise TypeError("a cooper reward owns its weights and optimizer: serve it, do not copy it")

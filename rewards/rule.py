@@ -6,6 +6,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from rewards.contract import REASON_CRASHED, REASON_OUT_OF_MEMORY, REASON_TIMEOUT, ClosesOnExit, Item, Score
@@ -18,6 +19,7 @@ _GRADER: MathGrader | None = None  # one per worker process, set by the pool ini
 # Items per worker task. The items that reach the workers are math-verify's slow ones (25 ms on average against
 # 0.07 ms of pool overhead), so chunks stay small: they keep the two workers evenly loaded.
 _CHUNK = 4
+_RECENT_ITEMS = 4096  # about two training steps of rollouts
 _MAX_CHARS_HERE = 50_000  # larger completions are decided in a worker, where a deadline can stop them
 
 
@@ -27,7 +29,7 @@ def _init_grader(config: GradingConfig) -> None:
     logging.getLogger("math_verify").setLevel(logging.ERROR)
     use_two_stage_prediction()
     use_direct_integers()
-    from rewards.math.dfa_snapshot import load_shipped  # ANTLR's classes: imported where parses happen
+    from rewards.math.dfa.snapshot import load_shipped  # ANTLR's classes: imported where parses happen
 
     load_shipped()  # a cold worker starts with the automaton a warm one has built (False: it builds its own)
     _GRADER = MathGrader(config)
@@ -83,6 +85,8 @@ class RuleReward(ClosesOnExit):
         self._pool: KillablePool | None = None
         self._starting: threading.Thread | None = None  # start_early's thread, joined by close
         self._grader = MathGrader(self.config)  # the pure rules only; sympy is imported by the workers
+        self._recent: OrderedDict[tuple[str, str, str], Score] = OrderedDict()  # the last items scored, by text
+        self._recent_lock = threading.Lock()
         self.decided_here = 0  # items decided without a worker, and sent to one: the fast path's share
         self.sent_to_workers = 0
 
@@ -110,7 +114,22 @@ class RuleReward(ClosesOnExit):
         self.pool.map(_grade_in_worker, [("", "x+1", "\\boxed{1+x}")] * self.workers)
 
     def score(self, items: Sequence[Item]) -> list[Score]:
-        return [s for s, _ in self.score_timed(items)]
+        """The items' scores; an item scored lately (the same question, reference and completion) is given its
+        score again without grading it twice: a training step's rollouts are checked by the trainer and by a
+        reward that learns from them (Cooper). Failures are not kept: an item that timed out is tried again."""
+        keys = [(it.question, it.reference, it.completion) for it in items]
+        with self._recent_lock:
+            known = [self._recent.get(key) for key in keys]
+        missing = [i for i, score in enumerate(known) if score is None]
+        for i, (score, _) in zip(missing, self.score_timed([items[i] for i in missing])):
+            known[i] = score
+        with self._recent_lock:
+            for i in missing:
+                if not known[i].is_failure:  # type: ignore[union-attr]
+                    self._recent[keys[i]] = known[i]  # type: ignore[assignment]
+            while len(self._recent) > _RECENT_ITEMS:
+                self._recent.popitem(last=False)
+        return known  # type: ignore[return-value]
 
     def score_timed(self, items: Sequence[Item]) -> list[tuple[Score, float]]:
         """Scores with the seconds each item took (in its worker, or here; the deadline for killed items).
@@ -189,7 +208,12 @@ class RuleReward(ClosesOnExit):
         state = self.__dict__.copy()
         state["_pool"] = None  # processes do not travel; the copy starts its own on first use
         state["_starting"] = None
+        state["_recent"], state["_recent_lock"] = OrderedDict(), None  # a lock does not travel either
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._recent_lock = threading.Lock()
 
 
 _FAILURE_REASONS = {FAILURE_TIMEOUT: REASON_TIMEOUT, FAILURE_MEMORY: REASON_OUT_OF_MEMORY}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from rewards.contract import Item, LearnsFromFeedback, Reward, reward_value
+from rewards.contract import ChecksWithRule, Item, LearnsFromFeedback, Reward, reward_value
 from rewards.inputs import clean_completion, completion_text, prompt_text, reference_text
 from rewards.rule import RuleReward
 from trainers.probe import Probe
@@ -127,6 +127,8 @@ class RewardBridge:
         self.reward = reward
         self.records = records
         self.rule = rule or RuleReward(workers=2)
+        if isinstance(reward, ChecksWithRule):  # Cooper checks the same rollouts: with this one, each is checked once
+            reward.use_rule(self.rule)
         self.probe = probe
         self.hole = re.compile(hole_pattern) if hole_pattern else None
         self.probe_values: list[float] | None = None

@@ -28,7 +28,7 @@ from harness.server.schemas import (  # module level: FastAPI resolves annotatio
     ScoreRequest,
     SlimeRequest,
 )
-from rewards.contract import Item, Reward, Score, reward_value
+from rewards.contract import ChecksWithRule, Item, Reward, Score, reward_value
 from rewards.inputs import clean_completion, prompt_text, reference_text
 
 MetricsView = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -142,7 +142,15 @@ def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView |
     """The application serving ``reward``. ``metrics_view`` turns this process's counters into what ``GET /metrics``
     answers (a Ray Serve replica adds every other replica's); by default they are answered as they are."""
     fastapi = require("fastapi", "the reward server")
-    observer = TrainingObserver(config.recording, config.reward_spec) if config.recording else None
+    observer = None
+    if config.recording:
+        rule = None
+        if isinstance(reward, ChecksWithRule):  # one rule reward checks each rollout, for the record and for the reward
+            from rewards.rule import RuleReward
+
+            rule = RuleReward(workers=2)
+            reward.use_rule(rule)
+        observer = TrainingObserver(config.recording, config.reward_spec, rule=rule)
     batcher = DynamicBatcher(
         reward, config.max_batch, config.max_wait_ms / 1000.0, config.items_per_step, config.concurrent_batches,
         config.deadline_s, on_batch=observer.observe if observer else None,

@@ -280,3 +280,19 @@ def test_a_group_negative_is_a_rollout_the_rule_calls_wrong_never_another_right_
         assert reward.make_pairs(all_right, _group_by_prompt(all_right), verdicts[:3]) == []
     finally:
         reward.close()
+
+
+def test_under_a_trainer_each_rollout_is_checked_once_by_the_runs_rule_reward(base):
+    from rewards.rule import RuleReward
+    from trainers.grpo import RewardBridge, StepRecords
+
+    reward = CooperReward(str(base), negatives="group")
+    own = reward.rule
+    with RuleReward(workers=1) as rule:
+        bridge = RewardBridge(reward, StepRecords(), rule=rule)
+        assert reward.rule is rule and own._pool is None  # its own pool closed before it started
+        items = rollouts()
+        bridge([it.question for it in items], [it.completion for it in items], [it.reference for it in items])
+        assert rule.decided_here + rule.sent_to_workers == len(items)  # the trainer's check and Cooper's: one
+        reward.close()
+        assert rule.score(items[:1])[0].verdict is True  # Cooper does not close what it was handed

@@ -164,3 +164,28 @@ def test_items_decided_here_are_scored_while_the_workers_start():
         reward._pool = pool
     assert decided_while_starting
     assert scored == {0: True, 1: True, 2: False}
+
+
+def test_an_item_scored_lately_is_not_graded_twice_but_a_failure_is_tried_again(monkeypatch):
+    from rewards import Score
+
+    items = [Item("q", "1/2", "\\boxed{0.5}"), Item("q", "x^2+1", "\\boxed{1+x^2}"), Item("q", "3", "\\boxed{4}")]
+    with RuleReward(workers=1, timeout=5) as reward:
+        first = reward.score(items)
+        assert [s.verdict for s in first] == [True, True, False]
+        graded = reward.decided_here + reward.sent_to_workers
+        assert graded == 3
+        assert reward.score(list(reversed(items))) == list(reversed(first))  # the same scores, in the new order
+        assert reward.decided_here + reward.sent_to_workers == graded  # none graded again
+        hung = Item("q", "2", "\\boxed{2}")
+        calls = []
+
+        def timed_out(batch):  # the worker's deadline passed: what the pool reports for a hung item
+            calls.append(len(batch))
+            return [(Score.failed("timeout", "over 5s"), 5.0) for _ in batch]
+
+        monkeypatch.setattr(reward, "score_timed", timed_out)
+        assert reward.score([hung])[0].is_failure and reward.score([hung])[0].is_failure
+        assert calls == [1, 1]  # tried again: a failure is not a verdict to keep
+        monkeypatch.undo()
+        assert reward.score([hung])[0].verdict is True
