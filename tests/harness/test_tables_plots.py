@@ -127,3 +127,22 @@ def test_the_seeds_of_one_setting_group_whatever_folders_their_runs_write_to():
     b = "cooper:model=rm,negatives=group,seed=1,snapshot_dir=runs/x-seed1-rm,checkpoint_dir=runs/x-seed1-state"
     assert setting(a) == setting(b) == "cooper:model=rm,negatives=group"
     assert setting("cooper:model=rm,negatives=perturb,seed=0") != setting(a)
+
+
+def test_the_published_verifiers_table_is_made_again_from_its_committed_store(tmp_path):
+    """docs/verifiers/README.md's table is what ``harness tables --layout verifiers`` makes of the store beside it;
+    every run in it names a commit, from a clean tree."""
+    from pathlib import Path
+
+    from harness.core.store import RunStore
+    from harness.report import render_text
+    from harness.tables import paper_table
+
+    folder = Path(__file__).resolve().parents[2] / "docs" / "verifiers"
+    copy = tmp_path / "runs.sqlite"
+    copy.write_bytes((folder / "runs.sqlite").read_bytes())  # opening a store may migrate it: a copy
+    store = RunStore(copy)
+    runs = store.runs(kind="reward-eval", status="complete", limit=50)
+    table = render_text(paper_table("verifiers", runs), "markdown").strip()
+    assert table in (folder / "README.md").read_text()
+    assert all(len(r.versions["commit"]) == 40 and r.versions["dirty"] == "false" for r in runs)
