@@ -37,7 +37,7 @@ REWARDS.add_lazy("tinyv", "rewards.verifiers.tinyv:TinyVReward",
                  "TinyV's released protocol (True/False on the extracted answer) on any generation backend")
 REWARDS.add_lazy("tinyv-addon", "rewards.verifiers.tinyv:tinyv_addon",
                  "TinyV's released add-on setup: the rule reward, and TinyV only where the rule does not say correct")
-REWARDS.add_lazy("remote", "rewards.remote:RemoteReward",
+REWARDS.add_lazy("remote", "rewards.remote:ServedReward",
                  "any reward served over OpenRLHF's protocol (harness serve, serve_rm, anyone's): url=.../get_reward")
 REWARDS.add_lazy("cascade", "rewards.composite:cascade", "first reward decides where confident, the second on the rest")
 REWARDS.add_lazy("all", "rewards.composite:all_of", "correct when every reward says correct (rule and judge agree)")

@@ -104,6 +104,16 @@ def judgment_probability(completion: Completion) -> float | None:
     return yes / (yes + no) if yes + no > 0 else None
 
 
+def judge_generator(model: str, backend: str, base_url: str, api_key: str, batch_size: int, dtype: str,
+                    gpu_memory_utilization: float, max_model_len: int) -> Any:
+    """The generation backend an LLM verifier runs on, from the options every LLM verifier takes (0 and "" leave
+    a backend's own default): the ``judge`` reward's and the published protocols' (:mod:`rewards.verifiers`)."""
+    return generator_from_options(
+        backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype,
+        gpu_memory_utilization=gpu_memory_utilization or None, max_model_len=max_model_len or None,
+    )
+
+
 class JudgeReward(ClosesOnExit):
     """LLM-as-a-judge with a reference answer, through any generation backend (transformers, openai, vllm)."""
 
@@ -127,10 +137,8 @@ class JudgeReward(ClosesOnExit):
         # gpu_memory_utilization (vllm only; 0: vLLM's default) is the share of memory vLLM reserves, of the machine's
         # memory on its CPU build; max_model_len (vllm only; 0: the model's own) caps the context vLLM reserves a KV
         # cache for: a judge reads one prompt and a short verdict, not the model's full 8k or 128k
-        self.generator: Any = generator_from_options(
-            backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype,
-            gpu_memory_utilization=gpu_memory_utilization or None, max_model_len=max_model_len or None,
-        )
+        self.generator: Any = judge_generator(model, backend, base_url, api_key, batch_size, dtype,
+                                              gpu_memory_utilization, max_model_len)
         self.mode = mode
         self.threshold = threshold
         self.max_completion_chars = max_completion_chars  # a megabyte completion must not blow the context

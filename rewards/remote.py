@@ -35,7 +35,7 @@ from harness.core.items import FAILURE_REASONS
 from rewards.contract import REASON_CRASHED, REASON_TIMEOUT, ClosesOnExit, Item, Score
 
 
-class RemoteReward(ClosesOnExit):
+class ServedReward(ClosesOnExit):
     """A reward served elsewhere over OpenRLHF's protocol."""
 
     def __init__(self, url: str, timeout: float = 180.0, batch_size: int = 1, concurrency: int = 16,

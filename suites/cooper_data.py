@@ -4,14 +4,13 @@ reads the triples with or without it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.core.items import Item
 from harness.core.optional import require
 from suites.contract import LabelledItem
 from suites.jsonl import as_label, as_text
-from suites.loading import DataError, resolve_data_path
+from suites.loading import DataError, iter_jsonl, resolve_data_path
 
 COOPER_COLUMNS = ("question", "reference_answer", "completion", "label")
 
@@ -23,18 +22,7 @@ def _records(path: Path) -> list[tuple[str, dict]]:
         table = require("pyarrow.parquet", "reading parquet data").read_table(path).to_pylist()
         return [(f"row {n}", rec) for n, rec in enumerate(table, 1)]
     if path.suffix == ".jsonl":
-        out = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}: line {n} is not JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(rec, dict):
-                raise DataError(f"{path}: line {n} is not a JSON object with the columns {', '.join(COOPER_COLUMNS)}")
-            out.append((f"line {n}", rec))
-        return out
+        return [(f"line {n}", rec) for n, rec in iter_jsonl(path)]
     raise DataError(f"{path}: expected a .jsonl or .parquet file with the columns {', '.join(COOPER_COLUMNS)}")
 
 

@@ -84,10 +84,13 @@ def _jsonl_files(path: Path) -> list[Path]:
     return files
 
 
-def _iter_jsonl(path: Path, digest: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(path: Path, digest: Any = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number from 1, object) for each non-blank line; a line that is not a JSON object is a
+    :class:`DataError` naming the file and the line. ``digest`` (a hashlib object) takes in every byte read."""
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, 1):
-            digest.update(raw)
+            if digest is not None:
+                digest.update(raw)
             if not raw.strip():
                 continue
             try:
@@ -108,7 +111,7 @@ def read_local(path: str | os.PathLike[str]) -> Records:
     rows: list[dict[str, Any]] = []
     origins: list[str] = []
     for file in _jsonl_files(resolved):
-        for lineno, record in _iter_jsonl(file, digest):
+        for lineno, record in iter_jsonl(file, digest):
             rows.append(record)
             origins.append(f"{file}:{lineno}")
     return Records(rows, str(resolved), "sha256:" + digest.hexdigest(), tuple(origins))

@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from harness.core.generation import Prompt, SamplingParams, generator_from_options
+from harness.core.generation import Prompt, SamplingParams
 from rewards.contract import ClosesOnExit, Item, Score
-from rewards.judge import shorten
+from rewards.judge import judge_generator, shorten
 
 REASON_UNPARSED = "unparsed"
 
@@ -89,10 +89,8 @@ class ProtocolReward(ClosesOnExit):
         # max_tokens 0 and temperature -1: the released settings; dtype, gpu_memory_utilization and max_model_len
         # as for ``judge``
         self.protocol = self.choose(variant, model)
-        self.generator: Any = generator_from_options(
-            backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype,
-            gpu_memory_utilization=gpu_memory_utilization or None, max_model_len=max_model_len or None,
-        )
+        self.generator: Any = judge_generator(model, backend, base_url, api_key, batch_size, dtype,
+                                              gpu_memory_utilization, max_model_len)
         self.max_completion_chars = max_completion_chars
         self.params = SamplingParams(max_tokens=max_tokens or self.protocol.max_tokens,
                                      temperature=self.protocol.temperature if temperature < 0 else temperature)

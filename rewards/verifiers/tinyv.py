@@ -27,8 +27,9 @@ from rewards.verifiers.protocol import ProtocolReward, Reading, Verdict, Verifie
 SOURCE = ("uw-nsl/TinyV@4a9d2c720c161e2ccc0e492cc59ed5f9c226ec5f verl/verl/utils/reward_score/tinyv.py, "
           "tinyv_config.json")
 
-FALSE_NEGATIVE_TEMPLATE = (
-    "You are an AI tasked with identifying false negatives in answer verification. A false negative occurs when a model's answer is essentially correct but is marked as incorrect due to minor discrepancies or formatting issues. Your job is to analyze the given question, ground truth answer, and model answer to determine if the model's answer is actually correct despite appearing different from the ground truth.\n"
+# the released templates, which differ only in their first paragraph
+_BODY = (
+    '\n'
     '\n'
     '<question>{{QUESTION}}</question>\n'
     '\n'
@@ -39,17 +40,13 @@ FALSE_NEGATIVE_TEMPLATE = (
     'Return "True" if the model\'s answer is correct, otherwise return "False".'
 )
 
+FALSE_NEGATIVE_TEMPLATE = (
+    "You are an AI tasked with identifying false negatives in answer verification. A false negative occurs when a model's answer is essentially correct but is marked as incorrect due to minor discrepancies or formatting issues. Your job is to analyze the given question, ground truth answer, and model answer to determine if the model's answer is actually correct despite appearing different from the ground truth."
+) + _BODY
+
 EQUIVALENCE_TEMPLATE = (
-    "You are an AI tasked with identifying if the model's answer is correct compared to the ground truth answer despite appearing different from the ground truth.\n"
-    '\n'
-    '<question>{{QUESTION}}</question>\n'
-    '\n'
-    '<ground_truth_answer>{{GROUND_TRUTH_ANSWER}}</ground_truth_answer>\n'
-    '\n'
-    '<model_answer>{{MODEL_ANSWER}}</model_answer>\n'
-    '\n'
-    'Return "True" if the model\'s answer is correct, otherwise return "False".'
-)
+    "You are an AI tasked with identifying if the model's answer is correct compared to the ground truth answer despite appearing different from the ground truth."
+) + _BODY
 
 
 def model_answer(completion: str) -> str:

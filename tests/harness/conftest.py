@@ -74,3 +74,13 @@ def real_rows(data_root):
 def eval_scores(real_rows):
     """What ``harness eval`` gives ``real_rows``."""
     return in_process_values(real_rows)
+
+
+@pytest.fixture(scope="module")
+def rule_server():
+    """A real ``harness serve`` of the rule reward on loopback (deadline 30 s) for a module's tests: its base URL."""
+    from harness.core.serving import free_port, serving
+
+    port = free_port()
+    with serving("rule", port, ["--deadline", "30"]):
+        yield f"http://127.0.0.1:{port}"

@@ -68,4 +68,4 @@ def test_label_input_errors_name_the_option_and_the_line_as_an_editor_counts(tmp
     bad.write_text(good + "\n{not json\n")
     broken = runner.invoke(main, ["label", "--judge", "judge:model=m", "--input", str(bad),
                                   "--output", str(tmp_path / "out.jsonl")])
-    assert broken.exit_code == 1 and "line 2 is not JSON" in broken.output and "Traceback" not in broken.output
+    assert broken.exit_code == 1 and "bad.jsonl:2: not valid JSON" in broken.output and "Traceback" not in broken.output

@@ -8,17 +8,14 @@ import threading
 import pytest
 
 from harness.core import http
-from harness.core.serving import free_port, serving
 from rewards import Item, build_reward
 
 BOMB = "\\boxed{9^{9^{9^{9}}}}"
 
 
 @pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    with serving("rule", port, ["--deadline", "20"]):
-        yield f"http://127.0.0.1:{port}/get_reward"
+def server(rule_server):
+    return f"{rule_server}/get_reward"
 
 
 def test_remote_scores_equal_the_in_process_reward_on_real_items(server, real_rows, eval_scores):

@@ -6,7 +6,6 @@ import asyncio
 import httpx
 import pytest
 
-from harness.core.serving import free_port, serving
 from harness.integrations.trl_remote import RemoteReward
 from rewards.rule import RuleReward
 
@@ -14,10 +13,8 @@ BOMB = "\\boxed{9^{9^{9^{9}}}}"
 
 
 @pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    with serving("rule", port, ["--deadline", "30"]):
-        yield f"http://127.0.0.1:{port}"
+def server(rule_server):
+    return rule_server
 
 
 def test_slime_remote_rm_gets_the_rewards_harness_eval_gives(server, real_rows, eval_scores):
