@@ -142,15 +142,7 @@ def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView |
     """The application serving ``reward``. ``metrics_view`` turns this process's counters into what ``GET /metrics``
     answers (a Ray Serve replica adds every other replica's); by default they are answered as they are."""
     fastapi = require("fastapi", "the reward server")
-    observer = None
-    if config.recording:
-        rule = None
-        if isinstance(reward, ChecksWithRule):  # one rule reward checks each rollout, for the record and for the reward
-            from rewards.rule import RuleReward
-
-            rule = RuleReward(workers=2)
-            reward.use_rule(rule)
-        observer = TrainingObserver(config.recording, config.reward_spec, rule=rule)
+    observer = _observer(reward, config)
     batcher = DynamicBatcher(
         reward, config.max_batch, config.max_wait_ms / 1000.0, config.items_per_step, config.concurrent_batches,
         config.deadline_s, on_batch=observer.observe if observer else None,
@@ -168,6 +160,30 @@ def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView |
     app = fastapi.FastAPI(title="harness reward server", lifespan=lifespan, default_response_class=ascii_json_response())
     app.state.batcher = batcher
     app.state.observer = observer
+
+    _guard(app, config, batcher)
+    _routes(app, config, batcher, observer, metrics_view)
+    return app
+
+
+def _observer(reward: Reward, config: ServerConfig) -> TrainingObserver | None:
+    """The recorder of the served training run, when one is recorded; one rule reward checks each rollout, for the
+    record and for a reward that checks with the rule reward itself (Cooper)."""
+    if not config.recording:
+        return None
+    rule = None
+    if isinstance(reward, ChecksWithRule):  # one rule reward checks each rollout, for the record and for the reward
+        from rewards.rule import RuleReward
+
+        rule = RuleReward(workers=2)
+        reward.use_rule(rule)
+    return TrainingObserver(config.recording, config.reward_spec, rule=rule)
+
+
+def _guard(app: Any, config: ServerConfig, batcher: DynamicBatcher) -> None:
+    """What stands before the routes: the body limit and the token, readable answers to unreadable bodies, and the
+    count of every refused request."""
+    fastapi = require("fastapi", "the reward server")
 
     @app.middleware("http")
     async def guard(request: Any, call_next: Any) -> Any:
@@ -199,6 +215,12 @@ def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView |
 
     app.add_middleware(BodyGuard, max_bytes=config.max_body_bytes, timeout_s=config.body_timeout_s,
                        on_refused=refused)
+
+
+def _routes(app: Any, config: ServerConfig, batcher: DynamicBatcher, observer: TrainingObserver | None,
+            metrics_view: MetricsView | None) -> None:
+    """The routes: OpenRLHF's /get_reward, slime's /slime, the native /score, /step, /health and /metrics."""
+    fastapi = require("fastapi", "the reward server")
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
@@ -253,5 +275,3 @@ def create_app(reward: Reward, config: ServerConfig, metrics_view: MetricsView |
         if observer is not None:
             observer.close_step()
         return {"updated": bool(metrics), "metrics": metrics}
-
-    return app
