@@ -26,6 +26,8 @@ class Table:
     percent_columns: frozenset[int] = frozenset()
     notes: tuple[str, ...] = ()  # sources and caveats, printed under the table
     decimals: Mapping[int, int] = field(default_factory=dict)  # per percent column; 1 otherwise
+    # columns whose values say what they are (a status, a spec): a row a line shows them without ``header=``
+    bare_columns: frozenset[int] = frozenset()
 
     def cell(self, row: int, col: int) -> str:
         value = self.rows[row][col]
@@ -93,7 +95,8 @@ def runs_table(runs: Sequence[RunRecord]) -> Table:
         [r.id, r.status_text, r.reward, r.suite, r.n_items, r.metric("accuracy"), r.created_at]
         for r in runs
     ]
-    return Table("Runs", ["run", "status", "reward", "suite", "items", "accuracy", "created"], rows, frozenset({5}))
+    return Table("Runs", ["run", "status", "reward", "suite", "items", "accuracy", "created"], rows, frozenset({5}),
+                 bare_columns=frozenset({1, 2, 3, 6}))
 
 
 def comparability(a: RunRecord, b: RunRecord) -> list[str]:
@@ -242,7 +245,8 @@ def as_lines(table: Table) -> str:
         lines += [f"{table.cell(r, 0)}  {table.cell(r, 1)}" for r in range(len(table.rows))]
         return "\n".join([*lines, *table.notes])
     for r in range(len(table.rows)):
-        lines.append("  ".join([table.cell(r, 0), *(f"{table.headers[c]}={table.cell(r, c)}"
+        lines.append("  ".join([table.cell(r, 0), *(table.cell(r, c) if c in table.bare_columns
+                                                     else f"{table.headers[c]}={table.cell(r, c)}"
                                                      for c in range(1, len(table.headers)))]))
     return "\n".join([*lines, *table.notes])
 

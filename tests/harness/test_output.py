@@ -102,3 +102,11 @@ def test_compare_names_the_runs_once(robustness_run, tmp_path):
     assert metric_lines and not any(a in line or b in line for line in metric_lines)
     assert f"A = {a}" in " ".join(compared.stdout.split())
     assert compared.stderr.count("WARNING") == 1  # different data: said once, on stderr
+
+
+def test_piped_runs_lines_name_only_what_needs_a_name(robustness_run):
+    store, _ = robustness_run
+    listed = _cli("--store", store, "runs", columns=30).stdout.splitlines()  # no box fits: a row a line
+    line = next(line for line in listed if re.match(r"\d{8}-\d{6}-[0-9a-f]{6}  ", line))
+    assert re.match(r"^\S+  complete  rule  robustness  items=333  accuracy=\d+\.\d  \d{4}-\d\d-\d\dT", line)
+    assert len(line) < 110
