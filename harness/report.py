@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.store import Metric, RunRecord
+from harness.core.store import ItemRow, Metric, RunRecord
 
 FORMATS = ("table", "markdown", "csv", "json")
 
@@ -253,3 +253,26 @@ def as_lines(table: Table) -> str:
 
 def _numeric_column(table: Table, col: int) -> bool:
     return all(isinstance(row[col], (int, float)) or row[col] is None for row in table.rows)
+
+
+def items_table(run: RunRecord, items: list[ItemRow], whole: bool) -> Table:
+    """Each item's score and reason, with the reference and the completion it was scored on when the run's data
+    can still be read (the end of the completion, where its answer is, unless ``whole``)."""
+    from harness.evaluate import scored_data
+
+    data = scored_data(run)
+
+    def texts(idx: int) -> list[str]:
+        if data is None:
+            return []
+        item = data.rows[idx].item
+        return [item.reference if whole else item.reference[:40],
+                item.completion if whole else ("…" + item.completion[-60:]).replace("\n", " ")
+                if len(item.completion) > 60 else item.completion.replace("\n", " ")]
+
+    headers = ["idx", "uid", "category", "label", "score", "verdict", "reason", "answer", "latency_s"]
+    rows = [[i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s,
+             *texts(i.idx)] for i in items]
+    notes = () if data is not None else ("reference and completion not shown: the run's data is no longer where "
+                                         "it was, or has changed since",) if run.kind == "reward-eval" else ()
+    return Table("Items", headers + (["reference", "completion"] if data is not None else []), rows, notes=notes)

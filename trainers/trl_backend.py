@@ -143,7 +143,7 @@ class TRLTrainer:
         )
         outer = self
         began = time.perf_counter()
-        closing: list[Tracker] = []
+        tracker: Tracker | None = None
         try:
             with store.recording(NewRun(
                 kind=RunKind.TRAIN, reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
@@ -153,8 +153,6 @@ class TRLTrainer:
             )) as run_id:
 
                 tracker = open_tracker(cfg.report_to, output, run_id)
-                if tracker is not None:
-                    closing.append(tracker)
 
                 def log_step(step: int, values: dict[str, float]) -> None:
                     """A step's numbers into the store and, with --report-to, the tracker."""
@@ -226,8 +224,8 @@ class TRLTrainer:
                 trainer.save_model(str(output / "final"))
                 store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
         finally:
-            for opened in closing:
-                opened.close()
+            if tracker is not None:
+                tracker.close()
             bridge.rule.close()
             close_reward(reward)
         return store.get(run_id)

@@ -11,7 +11,7 @@ from harness.commands.common import (
     store_note,
     store_option,
 )
-from harness.core.store import ItemRow, RunRecord, RunStatus, StoreError
+from harness.core.store import RunStatus, StoreError
 from harness.published import load_published
 from harness.report import (
     FORMATS,
@@ -19,6 +19,7 @@ from harness.report import (
     category_table,
     compare_table,
     comparability,
+    items_table,
     metrics_table,
     run_summary,
     runs_table,
@@ -72,29 +73,6 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
         click.echo("csv holds one table (the items with --items, else the metrics, else the run); --format json "
                    "holds all", err=True)
     emit(tables, fmt)
-
-
-def items_table(run: RunRecord, items: list[ItemRow], whole: bool) -> Table:
-    """Each item's score and reason, with the reference and the completion it was scored on when the run's data
-    can still be read (the end of the completion, where its answer is, unless ``whole``)."""
-    from harness.evaluate import scored_data
-
-    data = scored_data(run)
-
-    def texts(idx: int) -> list[str]:
-        if data is None:
-            return []
-        item = data.rows[idx].item
-        return [item.reference if whole else item.reference[:40],
-                item.completion if whole else ("…" + item.completion[-60:]).replace("\n", " ")
-                if len(item.completion) > 60 else item.completion.replace("\n", " ")]
-
-    headers = ["idx", "uid", "category", "label", "score", "verdict", "reason", "answer", "latency_s"]
-    rows = [[i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s,
-             *texts(i.idx)] for i in items]
-    notes = () if data is not None else ("reference and completion not shown: the run's data is no longer where "
-                                         "it was, or has changed since",) if run.kind == "reward-eval" else ()
-    return Table("Items", headers + (["reference", "completion"] if data is not None else []), rows, notes=notes)
 
 
 @click.command("compare")
