@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 
 from harness.core.answers import boxed_answers
-from rewards.math.extraction import rational_value
+from rewards.math.reading import rational_value
 
 # The released code's request, worded anew: a completely wrong, misleading solution that still looks like one.
 REWRITE_SYSTEM = """You write wrong solutions to math problems, for training a verifier. Given a problem and a correct

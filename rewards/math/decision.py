@@ -14,18 +14,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from rewards.contract import REASON_MISMATCH, REASON_STRING_MATCH, REASON_VERIFIED, REASON_WRONG_FORM, Score
-from rewards.math.extraction import (
-    WORD,
-    canonical_latex,
-    labelled_parts,
-    normalize_text,
-    plain_number,
-    rational_value,
-    unwrap_text,
-)
 from rewards.math.intervals import interval_set, same_set
 from rewards.math.normalization import normalize_answer, single_spaces
-from rewards.math.numeric import Number, evaluate, exact_number, numeric_tuple, same_value, split_top_level
+from rewards.math.numeric import Number, numeric_tuple, same_value, split_top_level
 from rewards.math.quantities import (
     angle,
     asks_for_percent,
@@ -34,6 +25,17 @@ from rewards.math.quantities import (
     clock_times,
     fixed_unit,
     split_percent,
+)
+from rewards.math.reading import (
+    MATH_SEGMENT,
+    WORD,
+    canonical_latex,
+    labelled_parts,
+    last_math_segment,
+    normalize_text,
+    number_of,
+    plain_number,
+    unwrap_text,
 )
 
 
@@ -149,44 +151,6 @@ def _rounds_to(decimal: Number, unit: Fraction, value: Number) -> bool | None:
     short = v - d if v >= 0 else d - v
     return abs(d - v) <= u / 2 + slack or -slack <= short < u - slack
 
-
-def number_of(answer: str) -> Number | None:
-    """The value of a numeric answer: plain numbers with separators, currency and unit words first
-    (``1,234``, ``$18``, ``83 packages``), then simple LaTeX (``\\frac{\\sqrt3}{2}``)."""
-    rational = rational_value(answer)
-    if rational is not None:
-        return exact_number(rational)
-    return evaluate(answer)
-
-_MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
-
-
-def _last_segment(answer: str) -> re.Match | None:
-    if "$" not in answer and "\\(" not in answer and "\\[" not in answer:
-        return None
-    last = None
-    for last in _MATH_SEGMENT.finditer(answer[-2000:]):
-        pass
-    return last
-
-
-def last_delimited_math(text: str) -> str | None:
-    """The contents of the last ``$...$`` (or ``\\(...\\)``, ``\\[...\\]``) of the last 2,000 characters of
-    ``text``, else None."""
-    last = _last_segment(text)
-    return None if last is None else next(g for g in last.groups() if g is not None).strip()
-
-
-def last_math_segment(answer: str) -> str | None:
-    """The contents of the last ``$...$`` (or ``\\(...\\)``, ``\\[...\\]``) of a prose answer that has words
-    outside it, else None."""
-    last = _last_segment(answer)
-    if last is None:
-        return None
-    outside = answer[-2000:][: last.start()] + answer[-2000:][last.end() :]
-    if not WORD.search(outside):
-        return None
-    return next(g for g in last.groups() if g is not None).strip()
 
 # One number in a sentence: digits with thousands separators and a decimal part, a currency sign allowed.
 _PROSE_NUMBER = re.compile(r"(?<![\w.])-?\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])-?\$?\d+(?:\.\d+)?(?![\w,]\d|\w)")
@@ -311,7 +275,7 @@ def unanchored_number(tail: str) -> str | None:
     unit set in text. None otherwise: the worker's math-verify reads it."""
     if len(tail) > _MAX_TAIL:
         return None
-    segments = [(m.start(), m.end(), next(g for g in m.groups() if g is not None)) for m in _MATH_SEGMENT.finditer(tail)]
+    segments = [(m.start(), m.end(), next(g for g in m.groups() if g is not None)) for m in MATH_SEGMENT.finditer(tail)]
     masked = list(tail)
     for start, end, _ in segments:
         masked[start:end] = " " * (end - start)
@@ -564,7 +528,7 @@ DECISIONS: tuple[Rule, ...] = (
 def decide_exactly(question: str, gold: str, pred: str) -> Score | None:
     """Step 3: the verdict of the first rule in :data:`DECISIONS` that decides, or None. A prose answer ("The
     solution is $-2 \\le x \\le 2$") is judged by its last math segment."""
-    math_part = last_math_segment(pred)
+    math_part = last_math_segment(pred, prose_around=True)
     if math_part is not None and math_part != pred:
         decided = decide_exactly(question, gold, math_part)
         return None if decided is None else Score(decided.value, decided.verdict, decided.reason, pred, decided.detail)

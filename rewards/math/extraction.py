@@ -9,29 +9,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
-from fractions import Fraction
+from enum import StrEnum
 
 from harness.core.answers import box_spans
 from rewards.math.numeric import split_top_level
-
-WORD = re.compile(r"[A-Za-z]{2,}")  # a word: two letters or more
-_COMMAND = re.compile(r"\\[A-Za-z]+")
-# Environment names and \text{...} units are LaTeX, not prose: "\frac{270}{7}\text{ degrees}".
-_NON_PROSE = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:text|mathrm|textbf|operatorname)\s*\{[^{}]*\}")
+from rewards.math.reading import LATEX_SPACE, canonical_latex, labelled_parts, reads_as_prose, unwrap_text
 
 
-# A differential (``dx``, ``d\theta``) of an integral or a derivative is two letters, not a word.
-_DIFFERENTIAL = re.compile(r"(?<![A-Za-z])d(?:[A-Za-z]|\\[A-Za-z]+)(?![A-Za-z])")
+class Found(StrEnum):
+    """Which rule found a final answer. A later stage trusts some more than others: math-verify reads a boxed
+    answer as LaTeX, and a tail sentence may restate a number from the work."""
 
-
-def reads_as_prose(s: str) -> bool:
-    r"""True when ``s`` has a word (two letters or more) outside LaTeX commands, environment names and
-    ``\text{}``: ``83 packages`` is prose, ``\frac{e^2-1}{2} + \frac{\pi}{4}``, ``x \leq 5`` and
-    ``\int_0^1 x^2 \, dx`` and ``\frac{dy}{dx}`` are not."""
-    if "\\int" in s or "\\frac{d" in s:
-        s = _DIFFERENTIAL.sub(" ", s)
-    return WORD.search(_COMMAND.sub(" ", _NON_PROSE.sub(" ", s))) is not None
+    BOXED = "boxed"
+    GSM8K = "gsm8k"  # "#### 42"
+    ANSWER_IS = "answer_is"  # "the answer is 42"
+    TAIL = "tail"  # a short text after the thinking, or the whole completion, when nothing marks an answer
+    BARE = "bare"  # a longer text that is one line of bare math
 
 
 @dataclass(frozen=True)
@@ -44,7 +37,7 @@ class Extraction:
     """
 
     text: str
-    rule: str
+    rule: Found
     alternatives: tuple[str, ...] = ()
     end: int = -1  # where the answer ends in the text after thinking (-1: at its end)
 
@@ -157,12 +150,12 @@ def extract_final_answer(
             return stated_after
         other = hedged_alternative(text)
         answer = spans[0][2].strip() if other else conjoined_boxes(text, spans)
-        return Extraction(answer, "boxed", (other,) if other else (), spans[0][1])
+        return Extraction(answer, Found.BOXED, (other,) if other else (), spans[0][1])
     gsm = None
     for gsm in _GSM8K.finditer(text):
         pass
     if gsm is not None:
-        return Extraction(_clean(gsm.group(1)), "gsm8k", (), gsm.end())
+        return Extraction(_clean(gsm.group(1)), Found.GSM8K, (), gsm.end())
     phrases = _answer_phrases(text)
     if phrases:
         stated = _phrase_answer(text, phrases[-1])
@@ -170,9 +163,9 @@ def extract_final_answer(
             return stated
     tail = text.strip()
     if tail and len(tail) <= short_answer_chars:
-        return Extraction(_clean(tail), "tail", (), len(text))
+        return Extraction(_clean(tail), Found.TAIL, (), len(text))
     if len(tail) <= bare_answer_chars and bare_answer(tail):
-        return Extraction(_clean(tail), "bare", (), len(text))
+        return Extraction(_clean(tail), Found.BARE, (), len(text))
     return None
 
 
@@ -190,7 +183,7 @@ def _phrase_answer(text: str, phrase_at: tuple[int, int, str]) -> Extraction | N
         if close > 0:
             cleaned = text[start + phrase.index(cleaned) + len(cleaned) : close].strip()
             end = close + len(closer)
-    return Extraction(cleaned, "answer_is", (), end) if cleaned and cleaned not in _OPENERS else None
+    return Extraction(cleaned, Found.ANSWER_IS, (), end) if cleaned and cleaned not in _OPENERS else None
 
 
 _FINAL_ANSWER = re.compile(r"(?i)final\s+answer")
@@ -233,8 +226,7 @@ _MAX_CONJOINED = 8
 # What may stand between boxes that together make one answer: "and", a comma, a semicolon or "&", with or
 # without LaTeX spaces around it ("\boxed{(2, 2)} \quad \text{and} \quad \boxed{(6, 2)}").
 _MAX_CONNECTIVE_CHARS = 60
-_LATEX_SPACE = r"\\q?quad\b|\\[,;:! ]|~"  # \quad, \qquad, \, \; \: \! "\ " and ~
-_SPACES = rf"(?:\s|{_LATEX_SPACE})*"
+_SPACES = rf"(?:\s|{LATEX_SPACE})*"
 _CONNECTIVE = re.compile(rf"{_SPACES}(?:,|;|&|\\text\s*\{{\s*and\s*\}}|,?\s*and)?{_SPACES}", re.I)
 
 
@@ -263,21 +255,10 @@ def answer_statements(text: str, limit: int = 8) -> list[str]:
     return [answer for _, answer in sorted(found)[-limit:]]
 
 
-_TEXT_WRAPPERS = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit)\{([^{}]*)\}")
 _LETTER = re.compile(r"^\(?([A-Z])\)?(?:[.:)]|\s|$)")
 _GOLD_LETTER = re.compile(r"\(?([A-Z])\)?\.?")
 _GOLD_LETTER_WITH_TEXT = re.compile(r"(?:\(([A-Z])\)|([A-Z])[).:])\s+\S")
 _LONE_LETTER = re.compile(r"(?<![A-Za-z'])\(?([A-Z])\)?(?![A-Za-z'])")
-
-
-def unwrap_text(s: str) -> str:
-    """``\\text{(B)}`` -> ``(B)``; applied repeatedly to nested wrappers."""
-    for _ in range(4):
-        new = _TEXT_WRAPPERS.sub(r"\1", s)
-        if new == s:
-            break
-        s = new
-    return s
 
 
 def choice_letter(answer: str, *, exact: bool) -> str | None:
@@ -345,130 +326,3 @@ def _in_expression(s: str, start: int, end: int) -> bool:
     spaces aside. An option letter counts only as a standalone answer."""
     before, after = s[:start].rstrip(), s[end:].lstrip()
     return bool((before and before[-1] in _BEFORE_OPERAND) or (after and after[0] in _AFTER_OPERAND))
-
-
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+")
-# E-notation, as calculators, programs and Python's float literals write it: ``3.2e-3`` is 0.0032, exactly. The
-# exponent is bounded (the value is then written out in full) and must follow the digits with nothing between,
-# so that ``2e`` and ``2e^{3}`` (Euler's number) are never read as it.
-_E_NOTATION = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))[eE]([+-]?\d{1,3})(?![\w.])")
-MAX_E_EXPONENT = 400
-# Words after a number are read as its unit ("83 packages", "12 dollars"); single letters are not (``2 x``).
-_UNIT_WORDS = re.compile(r"(?:\s+[A-Za-z]{2,}){1,3}[.!]?")
-
-
-def plain_number(answer: str) -> str | None:
-    """``answer`` as a canonical decimal string when it is a plain number (``1,234.50``, ``$18``), else None.
-
-    Units, percentages and anything symbolic return None and go to the symbolic comparison.
-    """
-    s = answer.strip().replace("{,}", ",")
-    if s.startswith("\\$"):
-        s = s[2:]
-    s = s.strip().lstrip("$").rstrip("$").strip().rstrip(".").strip()
-    if len(s) > 100_000:
-        return None
-    scientific = _E_NOTATION.match(s)
-    if scientific is not None:
-        rest = s[scientific.end() :]
-        if (rest and not _UNIT_WORDS.fullmatch(rest)) or abs(int(scientific.group(2))) > MAX_E_EXPONENT:
-            return None
-        return _decimal_text(Decimal(scientific.group(1) + "e" + scientific.group(2)))
-    number = _PLAIN_NUMBER.match(s)
-    if number is None:
-        return None
-    rest = s[number.end() :]
-    if rest and not _UNIT_WORDS.fullmatch(rest):
-        return None
-    return number.group(0).replace(",", "")
-
-
-def _decimal_text(value: Decimal) -> str:
-    """``value`` written out as a plain decimal, without an exponent or trailing zeros after the point."""
-    text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-_FRACTION = re.compile(r"([+-]?)\\[dt]?frac\{([^{}]+)\}\{([^{}]+)\}|([+-]?)\\[dt]?frac(\d)(\d)")
-_SLASH = re.compile(r"([+-]?[\d.,]+)\s*/\s*([\d.,]+)")
-
-
-# A mixed number: a whole number and a proper fraction side by side (``2\\frac{1}{4}``, ``2\\frac14``, ``2 1/4``).
-_MIXED = re.compile(r"(-?)(\d{1,12})\s*(?:\\[dt]?frac\{(\d{1,12})\}\{(\d{1,12})\}|\\[dt]?frac(\d)(\d)|\s(\d{1,12})/(\d{1,12}))")
-
-
-def rational_value(answer: str) -> Fraction | None:
-    """The exact value of a plain number or a simple fraction (``\\frac{3}{4}``, ``-\\dfrac{1}{2}``, ``3/4``),
-    else None. Lets the grader decide most numeric answers without a LaTeX parse."""
-    number = plain_number(answer)
-    try:
-        if number is not None:
-            return Fraction(Decimal(number))  # via Decimal: no limit on digits, unlike int(str)
-        if len(answer) > 200:
-            return None
-        mixed = _MIXED.fullmatch(answer.strip().strip("$").strip())
-        if mixed is not None:  # 1\frac{1}{2} and 1 1/2 are one and a half, as written in word problems
-            whole = int(mixed.group(2))
-            num, den = (int(g) for g in next(p for p in (mixed.group(3, 4), mixed.group(5, 6), mixed.group(7, 8))
-                                             if p[0] is not None))
-            if 0 < num < den:
-                value = whole + Fraction(num, den)
-                return -value if mixed.group(1) else value
-        s = answer.strip().strip("$").strip().replace(" ", "")
-        m = _FRACTION.fullmatch(s)
-        if m:
-            sign = m.group(1) if m.group(2) is not None else m.group(4)
-            num, den = (m.group(2), m.group(3)) if m.group(2) is not None else (m.group(5), m.group(6))
-        else:
-            m = _SLASH.fullmatch(s)
-            if not m:
-                return None
-            sign, num, den = "", m.group(1), m.group(2)
-        n, d = plain_number(num), plain_number(den)
-        if n is None or d is None:
-            return None
-        value = Fraction(n) / Fraction(d)
-        return -value if sign == "-" else value
-    except (ValueError, ZeroDivisionError):  # int() refuses > 4,300 digits; x/0 has no value
-        return None
-
-
-_LATEX_SPACING = re.compile(r"\\left|\\right|\\[,;:! ]|\\displaystyle|\s+|\$")
-
-
-def canonical_latex(answer: str) -> str:
-    """A spacing- and sizing-free form of a LaTeX answer: equal forms are certainly equal answers."""
-    return _LATEX_SPACING.sub("", answer).replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
-
-
-def normalize_text(answer: str) -> str:
-    """Loose form for comparing string answers: case, spaces, markup and outer punctuation ignored."""
-    s = unwrap_text(answer)
-    s = s.replace("\\", " ").replace("$", " ").replace("*", " ")
-    s = re.sub(r"\s+", " ", s).strip().strip(".,;:!\"'").strip().lower()
-    return s
-
-
-# One labelled part of an answer: a name (a word, a letter with an index, \text{...}, or a LaTeX operator name such
-# as \min) set equal to a value, or followed by a colon and the value.
-_LABELLED = re.compile(r"\s*((?:\\(?:text|mathrm|textbf|operatorname)\s*\{\s*([A-Za-z][\w ]*?)\s*\})|\\?([A-Za-z]+)(_\{?\w+\}?)?)"
-                       r"\s*[=:]\s*(?!=)(.+?)\s*")  # "Ann: 5" as "Ann = 5"
-
-
-_SPACING = re.compile(_LATEX_SPACE)  # "p = 3, \quad q = 5"
-
-
-def labelled_parts(answer: str) -> list[tuple[str, str, str]] | None:
-    """``p = 3, q = 5`` as [(base, label, value), ...]: the label's letters without an index (``x`` for ``x_1``),
-    the label, the value. None unless the answer is two or more labelled parts separated by top-level commas."""
-    pieces = split_top_level(_SPACING.sub(" ", answer)) if len(answer) <= 500 else None
-    if pieces is None or len(pieces) < 2:
-        return None
-    out = []
-    for piece in pieces:
-        m = _LABELLED.fullmatch(piece)
-        if m is None or "=" in m.group(5):
-            return None
-        name = m.group(2) or m.group(3)
-        out.append((name, m.group(1).strip(), m.group(5)))
-    return out

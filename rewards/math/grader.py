@@ -46,18 +46,12 @@ from rewards.contract import (
 )
 from rewards.inputs import clean_completion
 from rewards.math.choices import question_options, split_letter
-from rewards.math.decision import decide_exactly, decide_unanchored, last_delimited_math, number_of, same_text
-from rewards.math.extraction import (
-    after_thinking,
-    choice_letter,
-    chosen_option,
-    extract_final_answer,
-    normalize_text,
-    reads_as_prose,
-)
+from rewards.math.decision import decide_exactly, decide_unanchored, same_text
+from rewards.math.extraction import Found, after_thinking, choice_letter, chosen_option, extract_final_answer
 from rewards.math.normalization import imaginary_unit, in_reference_variable, normalize_answer
 from rewards.math.numeric import same_value
 from rewards.math.quantities import degrees_in_trig
+from rewards.math.reading import last_math_segment, normalize_text, number_of, reads_as_prose
 from rewards.math.rejection import (
     ANSWER_REJECTIONS,
     COMPLETION_REJECTIONS,
@@ -209,7 +203,7 @@ class MathGrader:
             raise _NeedsSymbolic
         # A boxed answer is LaTeX; an "answer is ..." phrase or a bare tail may be prose ("83 packages"), which
         # math-verify's own extraction reads better than a LaTeX parse of the whole phrase (see as_math_input).
-        math_input = f"\\boxed{{{pred}}}" if extraction.rule == "boxed" else as_math_input(pred)
+        math_input = f"\\boxed{{{pred}}}" if extraction.rule is Found.BOXED else as_math_input(pred)
         return self._symbolic_verdict(gold, math_input, pred, imaginary_unit(question, gold))
 
     def _grade_choice(self, letter: str, pred: str | None, options: dict[str, str], text: str) -> Score:
@@ -244,7 +238,7 @@ class MathGrader:
                 pass
             if last is None or len(tail) - last.end() > _UNANCHORED_TRAIL:
                 return Score.incorrect(REASON_NO_ANSWER, detail="cut off mid-sentence without an answer")
-        last = last_delimited_math(tail)  # what math-verify would read last: a value, not a sum left to evaluate
+        last = last_math_segment(tail)  # what math-verify would read last: a value, not a sum left to evaluate
         rejected = first_rejection((UNEVALUATED,), Answered(question, gold, text, None, last, last))
         if rejected is not None:
             return Score.incorrect(rejected[0].reason, last, rejected[1])

@@ -30,7 +30,7 @@ tolerance only has to cover evaluation error, which sympy's evalf keeps below it
 
 A numeric disagreement is a proof of difference and is checked first (it is also the cheap path for the wrong
 answers that reach this stage). Sizes are bounded before anything is evaluated
-(:func:`rewards.math.symbolic.evaluation_is_bounded`), and the caller runs the stage under math-verify's alarm.
+(:func:`rewards.math.sympy_values.evaluation_is_bounded`), and the caller runs the stage under math-verify's alarm.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from rewards.math.symbolic import evaluation_is_bounded
+from rewards.math.sympy_values import evaluation_is_bounded, load_sympy
 
 _POINTS = 12
 _MIN_DEFINED = 6
@@ -62,15 +62,9 @@ class IdentityVerdict:
     ground: str  # "proved", "numeric", or what showed them different
 
 
-def _sympy():
-    import sympy
-
-    return sympy
-
-
 def comparable(expr: Any) -> bool:
     """An expression this stage may compare: a sympy scalar expression, bounded in size, in few variables."""
-    sp = _sympy()
+    sp = load_sympy()
     return (isinstance(expr, sp.Expr) and not isinstance(expr, sp.MatrixBase) and evaluation_is_bounded(expr)
             and len(expr.free_symbols) <= _MAX_SYMBOLS and not expr.has(sp.Integral, sp.Derivative, sp.Limit, sp.Sum))
 
@@ -78,7 +72,7 @@ def comparable(expr: Any) -> bool:
 def _as_real(gold: Any, pred: Any) -> tuple[Any, Any, list[Any]]:
     """Both expressions with each variable replaced by a real variable of the same name (the domain policy) and
     each decimal by the rational it writes (sympy keeps 15 significant digits of a parsed decimal)."""
-    sp = _sympy()
+    sp = load_sympy()
     names = sorted({s.name for s in gold.free_symbols | pred.free_symbols})
     real = {name: sp.Symbol(name, real=True) for name in names}
 
@@ -92,7 +86,7 @@ def _as_real(gold: Any, pred: Any) -> tuple[Any, Any, list[Any]]:
 
 def _real_value(expr: Any, point: dict[Any, Any]) -> complex | None:
     """The value at ``point`` to 30 digits, None where undefined (division by zero, a pole, not finite)."""
-    sp = _sympy()
+    sp = load_sympy()
     try:
         value = expr.xreplace(point).evalf(_DIGITS) if point else expr.evalf(_DIGITS)
         if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not value.is_number:
@@ -115,7 +109,7 @@ def _is_real(value: complex | None) -> bool:
 
 
 def _points(symbols: list[Any]) -> list[dict[Any, Any]]:
-    sp = _sympy()
+    sp = load_sympy()
     rng = random.Random(20250805)  # fixed: the same answer gets the same verdict on every run and worker
     points = []
     for i in range(_POINTS):
@@ -161,7 +155,7 @@ def _near_integer(value: complex | None) -> bool:
 
 
 def _plain_constant(node: Any, gold: Any) -> bool:
-    sp = _sympy()
+    sp = load_sympy()
     if isinstance(node, sp.Integer) or node in (sp.pi, sp.E):
         return True
     if isinstance(node, sp.Rational):
@@ -175,7 +169,7 @@ def hides_a_perturbation(gold: Any, pred: Any, points: list[dict[Any, Any]]) -> 
     (not tanh(100), not 10^{-60}); a part in the variables must not take an integer value at the first two
     defined points (not e^{-1000x^2}, which is 0 there to 50 digits, nor tanh(100x)). An identity whose parts
     are integer-valued (sec^2 x - tan^2 x) is left to the proof."""
-    sp = _sympy()
+    sp = load_sympy()
     for node in sp.preorder_traversal(pred):
         if isinstance(node, sp.Symbol):
             continue
@@ -189,7 +183,7 @@ def hides_a_perturbation(gold: Any, pred: Any, points: list[dict[Any, Any]]) -> 
 
 def proved_equal(gold: Any, pred: Any) -> bool:
     """sympy's ``simplify`` of the difference, every function rewritten into exponentials, is 0."""
-    sp = _sympy()
+    sp = load_sympy()
     difference = (gold - pred).rewrite(sp.exp)
     return sp.simplify(difference) == 0
 
@@ -208,7 +202,7 @@ def differ(gold: Any, pred: Any) -> bool:
         return False
     if {s.name for s in gold.free_symbols} != {s.name for s in pred.free_symbols}:
         return False
-    sp = _sympy()
+    sp = load_sympy()
     if gold.atoms(sp.Float) or pred.atoms(sp.Float):
         return False
     gold, pred, symbols = _as_real(gold, pred)
@@ -243,7 +237,7 @@ def changed_value(gold: Any, pred: Any) -> bool:
     math-verify matched the two by a rule of its own (a percentage and its number, a name and a constant): its
     verdict stands. Tuples and intervals are compared element by element in order, sets element by element in
     any order, ``x = value`` by its value. False when this cannot say (the caller keeps math-verify's verdict)."""
-    sp = _sympy()
+    sp = load_sympy()
     containers = (sp.Tuple, sp.FiniteSet, sp.Interval, sp.Eq)
     if isinstance(gold, containers) or isinstance(pred, containers):
         return _changed_parts(gold, pred)
@@ -291,7 +285,7 @@ def _within_reach(gold: Any, pred: Any, point: dict[Any, Any]) -> bool:
 
 
 def _changed_parts(gold: Any, pred: Any) -> bool:
-    sp = _sympy()
+    sp = load_sympy()
     if type(gold) is not type(pred):
         return False
     if isinstance(gold, sp.Interval):
@@ -316,7 +310,7 @@ def _changed_parts(gold: Any, pred: Any) -> bool:
 def _plausibly_same(gold: Any, pred: Any) -> bool:
     """Two set elements that may be the same value (checked by numbers where both are numbers): pairing a set's
     elements needs the equal one, not merely one that :func:`changed_value` cannot tell apart."""
-    sp = _sympy()
+    sp = load_sympy()
     if gold == pred:
         return True
     if isinstance(gold, sp.Expr) and isinstance(pred, sp.Expr) and not (gold.free_symbols or pred.free_symbols):

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rewards.contract import REASON_INVALID_OUTPUT, REASON_RESTATED, REASON_WRONG_FORM
-from rewards.math.decision import last_math_segment, number_of
-from rewards.math.extraction import Extraction, answer_statements, canonical_latex
+from rewards.math.extraction import Extraction, Found, answer_statements
 from rewards.math.normalization import normalize_answer
 from rewards.math.numeric import split_top_level
+from rewards.math.reading import canonical_latex, last_math_segment, number_of, words
 
 _WHITESPACE = re.compile(r"\s+")
 _LOOP_WINDOW = 5000
@@ -127,11 +127,9 @@ def is_program_expression(answer: str) -> bool:
     return _PROGRAM_EXPRESSION.search(answer[:2000]) is not None
 
 
-_WORD = re.compile(r"[A-Za-z]{3,}")
 _VOWELS = set("aeiouyAEIOUY")
 _CONSONANT_RUN = re.compile(r"[^aeiouyAEIOUY]{5,}")
 _SYMBOL_RUN = re.compile(r"([{}\[\];|~@#&_<>])\1{3,}")
-_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
 def looks_like_garbage(text: str) -> bool:
@@ -141,11 +139,11 @@ def looks_like_garbage(text: str) -> bool:
     text = text[-2000:]
     if _SYMBOL_RUN.search(text):
         return True
-    words = _WORD.findall(_COMMAND.sub(" ", text))
-    if len(words) < 2:
+    found = words(text, min_letters=3)
+    if len(found) < 2:
         return False
-    bad = sum(1 for w in words if not (_VOWELS & set(w)) or _CONSONANT_RUN.search(w))
-    return bad / len(words) > 0.5
+    bad = sum(1 for w in found if not (_VOWELS & set(w)) or _CONSONANT_RUN.search(w))
+    return bad / len(found) > 0.5
 
 
 _TRANSFORM = re.compile(
@@ -241,7 +239,7 @@ def statement_key(statement: str) -> object:
     """What a final-answer statement says, for telling different answers apart: its value when numeric, else
     its spacing-free form (``\\$16,\\!386.20`` and ``16,\\!386.20`` are one answer)."""
     answer = normalize_answer(statement)
-    answer = last_math_segment(answer) or answer
+    answer = last_math_segment(answer, prose_around=True) or answer
     answer = answer.replace("\\$", "").replace("\\!", "").replace("\\%", "").replace("%", "").strip()
     value = number_of(answer)
     if value is not None and value.exact is not None:
@@ -268,7 +266,7 @@ def _overlong(a: Answered) -> str | None:
 
 
 def _code_or_gibberish(a: Answered) -> str | None:
-    tail = a.extraction is not None and a.extraction.rule == "tail" and a.answer is not None
+    tail = a.extraction is not None and a.extraction.rule is Found.TAIL and a.answer is not None
     if tail and (looks_like_code(a.answer) or looks_like_garbage(a.answer)):
         return "code or gibberish, not an answer"
     return None

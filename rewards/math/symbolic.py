@@ -15,109 +15,13 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from fractions import Fraction
 from typing import Any
 
-from rewards.math.numeric import (
-    Number,
-    _add,
-    _factorial,
-    _mul,
-    _power,
-    _reciprocal,
-    _Unsupported,
-    approx_number,
-    exact_number,
-)
+from rewards.math.identities import changed_value, differ, same_function
+from rewards.math.numeric import Number, approx_number
+from rewards.math.sympy_values import evaluation_is_bounded, load_sympy, sympy_number
 
-_MAX_NODES = 400
 _TIMED_OUT = object()  # what _under_alarm returns when math-verify's alarm fires
-_MAX_LITERAL_BITS = 20_000
-_MAX_EVALF_EXPONENT = 1_000
-_MAX_EVALF_FACTORIAL = 1_000
-
-
-def _sympy():
-    import sympy
-
-    return sympy
-
-
-def sympy_number(expr: Any) -> Number | None:
-    """The value of a numeric sympy expression built from integers, rationals, floats, pi, e, sums, products,
-    powers and factorials, or None for anything else (symbols, functions, relations, sets)."""
-    try:
-        return _value(expr, [0])
-    except (_Unsupported, ZeroDivisionError, OverflowError, ValueError, RecursionError, TypeError):
-        return None
-
-
-def _value(expr: Any, count: list[int]) -> Number | None:
-    sp = _sympy()
-    count[0] += 1
-    if count[0] > _MAX_NODES:
-        return None
-    if isinstance(expr, sp.Integer):
-        return exact_number(Fraction(int(expr)))
-    if isinstance(expr, sp.Rational):
-        return exact_number(Fraction(int(expr.p), int(expr.q)))
-    if isinstance(expr, sp.Float):
-        return approx_number(float(expr))
-    if expr is sp.pi:
-        return approx_number(math.pi)
-    if expr is sp.E:
-        return approx_number(math.e)
-    if expr is sp.oo or expr is sp.zoo or expr is sp.nan:
-        return None
-    args = []
-    for arg in getattr(expr, "args", ()):
-        value = _value(arg, count)
-        if value is None:
-            return None
-        args.append(value)
-    if isinstance(expr, sp.Add):
-        total = args[0]
-        for a in args[1:]:
-            total = _add(total, a)
-        return total
-    if isinstance(expr, sp.Mul):
-        product = args[0]
-        for a in args[1:]:
-            product = _mul(product, a)
-        return product
-    if isinstance(expr, sp.Pow):
-        base, exponent = args
-        if exponent.exact is not None and exponent.exact < 0 and exponent.exact.denominator == 1:
-            return _reciprocal(_power(base, exact_number(-exponent.exact)))
-        return _power(base, exponent)
-    if isinstance(expr, sp.factorial):
-        return _factorial(args[0])
-    return None
-
-
-def evaluation_is_bounded(expr: Any) -> bool:
-    """True when evaluating ``expr`` numerically cannot blow up: few nodes, small literals, small exponents and
-    factorial arguments. Functions (sin, log) are allowed; their arguments are checked the same way."""
-    sp = _sympy()
-    nodes = 0
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        nodes += 1
-        if nodes > _MAX_NODES:
-            return False
-        if isinstance(node, sp.Integer) and int(node).bit_length() > _MAX_LITERAL_BITS:
-            return False
-        if isinstance(node, sp.Pow):
-            exponent = node.args[1]
-            if not exponent.is_Number or abs(float(exponent)) > _MAX_EVALF_EXPONENT:
-                return False
-        if isinstance(node, (sp.factorial, sp.gamma, sp.factorial2, sp.subfactorial)):
-            arg = node.args[0]
-            if not arg.is_Number or abs(float(arg)) > _MAX_EVALF_FACTORIAL:
-                return False
-        stack.extend(getattr(node, "args", ()))
-    return True
 
 
 class SymbolicComparer:
@@ -163,7 +67,7 @@ class SymbolicComparer:
         :func:`sympy_number`, else by ``evalf`` when that is bounded; None when neither can say."""
         if not parsed:
             return None, False
-        sp = _sympy()
+        sp = load_sympy()
         expr = parsed[0]
         if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
             return None, False
@@ -191,7 +95,7 @@ class SymbolicComparer:
     def with_imaginary_unit(parsed: list[Any]) -> list[Any]:
         """A parse with the symbol ``i`` replaced by sympy's imaginary unit (its text kept): math-verify's parser
         reads only a capital ``I`` so."""
-        sp = _sympy()
+        sp = load_sympy()
         out = []
         for item in parsed:
             if isinstance(item, sp.Basic):
@@ -209,8 +113,6 @@ class SymbolicComparer:
         gold_text, pred_text = gold_parsed[1], pred_parsed[1]
         if not isinstance(gold_text, str) or not isinstance(pred_text, str) or gold_text.strip() == pred_text.strip():
             return False
-        from rewards.math.identities import differ
-
         return self._under_alarm(differ, gold_parsed[0], pred_parsed[0]) is True
 
     def same_function(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> Any:
@@ -218,8 +120,6 @@ class SymbolicComparer:
         an :class:`~rewards.math.identities.IdentityVerdict`, or None when it cannot say in time."""
         if not gold_parsed or not pred_parsed:
             return None
-        from rewards.math.identities import same_function
-
         verdict = self._under_alarm(same_function, gold_parsed[0], pred_parsed[0])
         return None if verdict is _TIMED_OUT else verdict
 
@@ -228,8 +128,6 @@ class SymbolicComparer:
         (False when it fires: math-verify's verdict stands)."""
         if not gold_parsed or not pred_parsed:
             return False
-        from rewards.math.identities import changed_value
-
         return self._under_alarm(changed_value, gold_parsed[0], pred_parsed[0]) is True
 
     def _under_alarm(self, fn: Any, *args: Any) -> Any:

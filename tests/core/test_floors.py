@@ -1,7 +1,9 @@
 """The packages stand on each other in one direction: the foundation (``harness.core``), then ``rewards`` and
 ``suites`` (on the foundation only, not on each other), then ``trainers``, then the application (the rest of
 ``harness``). Every import is read with ``ast``, those inside functions too; one that points up a floor fails.
-Tests import no benchmark script and no other test module."""
+Inside ``rewards.math`` the same holds for the grader's stages: the readers, then extraction, rejection and
+decision, then the symbolic step and the grader; a module imports only stages below its own, so none forms a
+circle. Tests import no benchmark script and no other test module."""
 
 from __future__ import annotations
 
@@ -71,6 +73,60 @@ def test_the_check_can_fail(tmp_path, monkeypatch):
         assert violations() == ["harness/core/_upward_probe.py:2 (foundation) imports rewards.rule (rewards)"]
     finally:
         bad.unlink()
+
+
+# The stages of rewards.math, lowest first: a module may import only modules of a lower stage.
+MATH_STAGES = {
+    # values and text forms, on nothing else here
+    "numeric": 0, "normalization": 0, "latex_numbers": 0, "choices": 0, "prediction": 0, "dfa": 0,
+    # reading numbers, math segments and words; values of sympy trees, intervals, quantities
+    "reading": 1, "sympy_values": 1, "intervals": 1, "quantities": 1,
+    "extraction": 2,
+    "rejection": 3,
+    "decision": 4,
+    "identities": 5,
+    "symbolic": 6,
+    "grader": 7,
+}
+
+
+def math_stage_violations() -> list[str]:
+    found = []
+    root = REPO / "rewards" / "math"
+    for path in sorted(root.rglob("*.py")):
+        if path.parent == root and path.name == "__init__.py":
+            continue
+        stage = path.relative_to(root).parts[0].removesuffix(".py")
+        if stage not in MATH_STAGES:
+            found.append(f"rewards/math/{stage} has no stage in MATH_STAGES: place it")
+            continue
+        for line, target in imports(path):
+            if not target.startswith("rewards.math."):
+                continue
+            other = target.split(".")[2]
+            if other == stage or other not in MATH_STAGES:
+                continue
+            if MATH_STAGES[other] >= MATH_STAGES[stage]:
+                found.append(f"{path.relative_to(REPO)}:{line} ({stage}, stage {MATH_STAGES[stage]}) imports "
+                             f"{target} (stage {MATH_STAGES[other]})")
+    return found
+
+
+def test_no_module_of_rewards_math_imports_its_own_stage_or_a_later_one():
+    assert math_stage_violations() == []
+
+
+def test_the_stage_check_can_fail():
+    """A helper imported across stages, as rejection once imported decision's segment reader, is found."""
+    probe = REPO / "rewards" / "math" / "extraction_probe.py"
+    probe.write_text("def f():\n    from rewards.math.decision import same_text\n    return same_text\n")
+    MATH_STAGES["extraction_probe"] = MATH_STAGES["extraction"]
+    try:
+        assert math_stage_violations() == [
+            "rewards/math/extraction_probe.py:2 (extraction_probe, stage 2) imports rewards.math.decision (stage 4)"]
+    finally:
+        probe.unlink()
+        del MATH_STAGES["extraction_probe"]
 
 
 def test_tests_import_no_benchmark_script_and_no_other_test_module():

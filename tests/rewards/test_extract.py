@@ -1,7 +1,8 @@
 import pytest
 
 from harness.core.answers import boxed_answers
-from rewards.math.extraction import choice_letter, extract_final_answer, normalize_text, plain_number
+from rewards.math.extraction import choice_letter, extract_final_answer
+from rewards.math.reading import normalize_text, plain_number
 
 
 @pytest.mark.parametrize(
@@ -119,6 +120,6 @@ def test_normalize_text():
     (r"\int_0^1 f \, dx \text{ is the area}", False), (r"\int_0^1 f \, dx is the area", True), ("x dx", True),
 ])
 def test_what_reads_as_prose(text, prose):
-    from rewards.math.extraction import reads_as_prose
+    from rewards.math.reading import reads_as_prose
 
     assert reads_as_prose(text) is prose

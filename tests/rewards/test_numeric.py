@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from rewards.math.extraction import canonical_latex, rational_value
 from rewards.math.numeric import evaluate, numeric_tuple, numeric_value, same_value
+from rewards.math.reading import canonical_latex, rational_value
 
 
 @pytest.mark.parametrize(
