@@ -19,6 +19,7 @@ _COMMANDS = {
     "sft": "harness.commands.training:sft_command",
     "serve": "harness.commands.serving:serve_command",
     "eval-policy": "harness.commands.policy:eval_policy_command",
+    "data": "harness.commands.data:data_command",
 }
 for _name, _target in _COMMANDS.items():
     main.add_lazy(_name, _target)

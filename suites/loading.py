@@ -58,7 +58,8 @@ def resolve_data_path(path: str | os.PathLike[str], option: str = "--data") -> P
     looked = "\n  ".join(str(t) for t in tried)
     raise DataError(
         f"data not found: {path}\nlooked in:\n  {looked}\n"
-        f"Give an existing file or folder with {option}, or set {DATA_ROOT_ENV} to the folder that holds it."
+        f"Give an existing file or folder with {option}, or set {DATA_ROOT_ENV} to the folder that holds it; "
+        "`harness data fetch` downloads the public sets into the data root."
     )
 
 

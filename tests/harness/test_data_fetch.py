@@ -1,0 +1,136 @@
+"""``harness data fetch`` against a mirror on loopback: an HTTP server laid out as GitHub's raw files are
+(REPO/COMMIT/PATH), serving the real files of ../shared/data at the places the manifest says they came from.
+A clone without the shared data gets the same bytes, derived files included, and the suites read the same items
+from it; a changed byte, a missing file or a dead server leaves nothing half-written."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.datasets.builds import BUILDERS
+from harness.datasets.fetch import FetchError, data_sets, fetch, git_blob_sha1
+from suites import build_suite
+
+# The sets whose every upstream file is in ../shared/data (ProcessBench's MATH references are not).
+LOCAL_SETS = [name for name, s in data_sets().items() if name != "processbench"]
+
+
+class Mirror:
+    """A loopback HTTP server of ``files`` (URL path -> bytes), counting the requests it answers."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+        self.requests: list[str] = []
+        mirror = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the http.server hook's name
+                mirror.requests.append(self.path)
+                body = mirror.files.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Length", str(len(body or b"")))
+                self.end_headers()
+                self.wfile.write(body or b"")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Mirror:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def mirror_files(data_root: Path) -> dict[str, bytes]:
+    """Every upstream file the manifest lists that the shared data holds, at its repository URL path."""
+    out = {}
+    for data_set in data_sets().values():
+        for f in data_set.files:
+            local = data_root / f.path
+            if local.is_file():
+                out[f"/{f.repo}/{f.commit}/{f.source}"] = local.read_bytes()
+    return out
+
+
+def test_the_manifest_names_the_shared_datas_bytes(data_root):
+    """Each hash in the manifest is the hash of the file SOURCE.md describes, where the shared data holds it."""
+    wrong = []
+    for data_set in data_sets().values():
+        for entry in (*data_set.files, *data_set.builds):
+            local = data_root / entry.path
+            if local.is_file() and git_blob_sha1(local.read_bytes()) != entry.blob:
+                wrong.append(entry.path)
+    assert wrong == []
+
+
+def test_a_fetch_from_the_mirror_gives_the_shared_datas_bytes_and_suites(data_root, tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    with Mirror(mirror_files(data_root)) as mirror:
+        done = fetch(LOCAL_SETS, root, mirror=mirror.url)
+        assert {d.action for d in done} == {"downloaded", "built"}
+        for d in done:
+            assert (root / d.path).read_bytes() == (data_root / d.path).read_bytes(), d.path
+        first = len(mirror.requests)
+        again = fetch(LOCAL_SETS, root, mirror=mirror.url)  # all there and right: nothing asked for again
+        assert {d.action for d in again} == {"present"} and len(mirror.requests) == first
+    assert not list(root.rglob("*.part"))
+    for spec in ("mathcheck-gsm", "verifybench-hard"):  # the suites read the same items from the fetched root
+        data = None if spec == "mathcheck-gsm" else "verifier/verifybench_hard_subset_longjudgebench"
+        monkeypatch.setenv("HARNESS_DATA_ROOT", str(data_root))
+        shared = build_suite(spec).load(data)
+        monkeypatch.setenv("HARNESS_DATA_ROOT", str(root))
+        fetched = build_suite(spec).load(data)
+        assert fetched.content_hash == shared.content_hash and len(fetched.rows) == len(shared.rows) > 300
+
+
+def test_processbench_references_are_joined_as_published(data_root):
+    """The GSM8K half of ProcessBench's join, made from the originals, is the published file byte for byte (the
+    MATH half needs MARIO_EVAL's annotated test set, which the shared data does not hold)."""
+    [build] = [b for b in data_sets()["processbench"].builds if b.builder == "processbench_gsm8k"]
+    made = "".join(BUILDERS[build.builder](data_root, build.args)).encode()
+    assert git_blob_sha1(made) == build.blob
+    assert made == (data_root / build.path).read_bytes()
+
+
+def test_a_changed_byte_or_a_missing_file_writes_nothing(data_root, tmp_path):
+    files = mirror_files(data_root)
+    [upstream] = data_sets()["math500"].files
+    key = f"/{upstream.repo}/{upstream.commit}/{upstream.source}"
+    files[key] = files[key].replace(b"2", b"3", 1)  # one answer changed on the way
+    root = tmp_path / "data"
+    with Mirror(files) as mirror:
+        with pytest.raises(FetchError, match="not " + upstream.blob):
+            fetch(["math500"], root, mirror=mirror.url)
+        assert not (root / upstream.path).exists() and not list(root.rglob("*.part"))
+        with pytest.raises(FetchError, match="math_testset_annotation.json: HTTP 404"):
+            fetch(["processbench"], root, mirror=mirror.url)
+    assert not (root / "verifier/processbench/with_reference").exists()
+
+
+def test_the_command_says_what_it_fetched_and_refuses_what_it_does_not_know(data_root, tmp_path):
+    runner = CliRunner()
+    with Mirror(mirror_files(data_root)) as mirror:
+        result = runner.invoke(main, ["data", "fetch", "aime25", "--root", str(tmp_path), "--mirror", mirror.url])
+    assert result.exit_code == 0, result.output
+    assert "downloaded math/aime25/test2025-I.jsonl (GAIR-NLP/AIME-Preview@7011a9ea:eval/data/aime/test2025-I.jsonl)" \
+        in " ".join(result.output.split())
+    assert "2 files in" in result.output
+    result = runner.invoke(main, ["data", "fetch", "aime26", "--root", str(tmp_path)])
+    assert result.exit_code == 1 and "no data set named aime26" in result.output and "aime25" in result.output
+    assert "Traceback" not in result.output
+    closed = runner.invoke(main, ["data", "fetch", "aime24", "--root", str(tmp_path), "--mirror",
+                                  "http://127.0.0.1:9", "--timeout", "5"])
+    assert closed.exit_code == 1 and "--mirror" in closed.output and "Traceback" not in closed.output
