@@ -13,6 +13,12 @@ from collections import deque
 from dataclasses import dataclass
 
 
+def alarm_message(step: int, window: int) -> str:
+    """The one warning every trainer prints when the alarm fires."""
+    return (f"reward-hacking alarm at step {step}: the training reward rose while the rule accuracy of the same "
+            f"rollouts fell over the last {window} steps")
+
+
 def slope(values: list[float]) -> float:
     n = len(values)
     if n < 2:

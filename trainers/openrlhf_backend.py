@@ -15,7 +15,6 @@ import json
 import shlex
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,8 +22,9 @@ from pathlib import Path
 from harness.core.serving import free_port, serving
 from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
 from trainers.grpo import GRPORunConfig, option
+from trainers.hacking import alarm_message
 from trainers.openrlhf_flags import check_command, read_flags
-from trainers.step_metrics import final_metrics
+from trainers.recording import RunLog
 
 
 @dataclass(frozen=True)
@@ -166,8 +166,7 @@ class OpenRLHFTrainer:
                     shown = step
                     self.progress(step, self.config.max_steps, {k: v for k, v in values.items() if v is not None})
                     if values.get("hacking_alarm"):
-                        self.warn(f"reward-hacking alarm at step {step}: the training reward rose while the rule "
-                                  f"accuracy of the same rollouts fell over the last {self.config.alarm_window} steps")
+                        self.warn(alarm_message(step, self.config.alarm_window))
             if returncode is not None:
                 return returncode
 
@@ -180,11 +179,11 @@ class OpenRLHFTrainer:
         from harness.core.versions import package_versions
 
         items_per_step = max(1, cfg.prompts_per_step) * cfg.num_generations
-        began = time.perf_counter()
         with store.recording(NewRun(
             kind=RunKind.TRAIN, reward=cfg.reward, suite=cfg.dataset, data_source=str(output / "prompts.jsonl"),
             data_hash=content_hash((output / "prompts.jsonl").read_bytes()), n_items=n_prompts, config=asdict(cfg), versions=package_versions(),
         )) as run_id:
+            run_log = RunLog(store, run_id, alarm_window=cfg.alarm_window)  # the server's observer logs the steps
             options = ["--items-per-step", str(items_per_step), "--record-run", run_id, "--alarm-window",
                        str(cfg.alarm_window)]
             with serving(cfg.reward, port, options, store=str(store.path)):  # stopped on any way out
@@ -195,5 +194,5 @@ class OpenRLHFTrainer:
                     stop_group(launcher)
             if returncode != 0:
                 raise RuntimeError(f"OpenRLHF exited with code {returncode}: {' '.join(command)}")
-            store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
+            run_log.complete()
         return store.get(run_id)

@@ -13,7 +13,6 @@ inside them; a rerun with the same output resumes from the last one written whol
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,17 +20,14 @@ from typing import Any
 
 from harness.core.optional import require
 from harness.core.precision import choose_precision
-from harness.core.store import NewRun, ProbeScore, RunKind, RunRecord, RunStore, content_hash
-from rewards.contract import KeepsArtifacts, close_reward
+from harness.core.store import NewRun, RunKind, RunRecord, RunStore, content_hash
+from rewards.contract import close_reward
 from suites.math_data import load_problems
 from trainers.grpo import GRPORunConfig, RewardBridge, StepRecords, option
-from trainers.hacking import HackingAlarm
 from trainers.probe import Probe
+from trainers.recording import Progress, RunLog
 from trainers.resume import resume_point, save_reward_state
 from trainers.trackers import Tracker, open_tracker
-from trainers.step_metrics import final_metrics
-
-Progress = Callable[[int, int, dict[str, float]], None]
 
 
 def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Any], rule: Any, max_tokens: int, batch: int = 8) -> float:
@@ -103,37 +99,14 @@ class TRLTrainer:
             raise ValueError(f"no prompt of {cfg.dataset} fits in max_prompt_length={cfg.max_prompt_length}")
         return datasets.Dataset.from_list(rows)
 
-    def run(self, store: RunStore) -> RunRecord:
-        trl = require("trl", "the trl trainer")
-        transformers = require("transformers", "the trl trainer")
-        torch = require("torch", "the trl trainer")
-        from harness.core.generation.hf import TransformersGenerator, resolve_causal_lm
-        from harness.core.readiness import ensure_ready
-        from harness.core.versions import package_versions
-        from rewards import build_reward
-
+    def _grpo_args(self, trl: Any, torch: Any) -> Any:
+        """TRL's configuration for this run, built before the run is recorded: a bad option fails with nothing
+        left behind in the store."""
         cfg = self.config
-        ensure_ready([TransformersGenerator(cfg.policy)], f"the policy {cfg.policy!r}")
-        policy = resolve_causal_lm(cfg.policy)
-        tokenizer = transformers.AutoTokenizer.from_pretrained(policy)
-        dataset = self._dataset(tokenizer)
-        reward = build_reward(cfg.reward)
-        try:
-            ensure_ready([reward], f"training with {cfg.reward}")  # before a run exists: nothing half-recorded
-        except BaseException:
-            close_reward(reward)
-            raise
-        records = StepRecords()
-        probe = Probe.from_spec(cfg.probe, cfg.probe_limit, cfg.probe_hole, cfg.probe_keyed)
-        bridge = RewardBridge(reward, records, probe=probe, hole_pattern=cfg.hole_pattern)
-        alarm = HackingAlarm(window=cfg.alarm_window)
-        output = Path(cfg.output)
-        heldout = load_problems(cfg.eval_suite, "test", cfg.eval_limit) if cfg.eval_every else []
         cuda = torch.cuda.is_available()
         precision = choose_precision(cfg.dtype, "cuda" if cuda else "cpu", torch)
-        # built before the run is recorded: a bad option fails with nothing left behind in the store
-        args = trl.GRPOConfig(
-            output_dir=str(output), max_steps=cfg.max_steps, num_generations=cfg.num_generations,
+        return trl.GRPOConfig(
+            output_dir=cfg.output, max_steps=cfg.max_steps, num_generations=cfg.num_generations,
             per_device_train_batch_size=cfg.num_generations * cfg.prompts_per_step,
             max_completion_length=cfg.max_completion_length, learning_rate=cfg.learning_rate,
             warmup_steps=cfg.warmup_steps, beta=cfg.beta, temperature=cfg.temperature, seed=cfg.seed,
@@ -141,91 +114,120 @@ class TRLTrainer:
             logging_steps=1, report_to="none",
             use_cpu=not cuda, bf16=precision.bf16, disable_tqdm=True,
         )
-        outer = self
-        began = time.perf_counter()
+
+    def _ready_reward(self) -> Any:
+        """The reward, built and ready (weights loaded, a server answering) before a run exists: a reward that
+        cannot start leaves nothing half-recorded."""
+        from harness.core.readiness import ensure_ready
+        from rewards import build_reward
+
+        reward = build_reward(self.config.reward)
+        try:
+            ensure_ready([reward], f"training with {self.config.reward}")
+        except BaseException:
+            close_reward(reward)
+            raise
+        return reward
+
+    def run(self, store: RunStore) -> RunRecord:
+        trl = require("trl", "the trl trainer")
+        transformers = require("transformers", "the trl trainer")
+        torch = require("torch", "the trl trainer")
+        from harness.core.generation.hf import TransformersGenerator, resolve_causal_lm
+        from harness.core.readiness import ensure_ready
+        from harness.core.versions import package_versions
+
+        cfg = self.config
+        ensure_ready([TransformersGenerator(cfg.policy)], f"the policy {cfg.policy!r}")
+        policy = resolve_causal_lm(cfg.policy)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(policy)
+        dataset = self._dataset(tokenizer)
+        args = self._grpo_args(trl, torch)
+        reward = self._ready_reward()
+        probe = Probe.from_spec(cfg.probe, cfg.probe_limit, cfg.probe_hole, cfg.probe_keyed)
+        bridge = RewardBridge(reward, StepRecords(), probe=probe, hole_pattern=cfg.hole_pattern)
+        heldout = load_problems(cfg.eval_suite, "test", cfg.eval_limit) if cfg.eval_every else []
         tracker: Tracker | None = None
         try:
             with store.recording(NewRun(
                 kind=RunKind.TRAIN, reward=cfg.reward, suite=cfg.dataset, data_source=cfg.dataset,
                 data_hash=content_hash(json.dumps(dataset.to_list(), sort_keys=True)), n_items=len(dataset),
-                config=asdict(cfg),
-                versions=package_versions(),
+                config=asdict(cfg), versions=package_versions(),
             )) as run_id:
-
-                tracker = open_tracker(cfg.report_to, output, run_id)
-
-                def log_step(step: int, values: dict[str, float]) -> None:
-                    """A step's numbers into the store and, with --report-to, the tracker."""
-                    store.log_step(run_id, step, values)
-                    if tracker is not None:
-                        tracker.log(step, values)
-
-                def record_probe(step: int) -> None:
-                    """The probe items' values behind this step's probe numbers, and weights the reward saved."""
-                    if probe is not None and bridge.probe_values is not None:
-                        store.log_probe(run_id, step, [ProbeScore(i, r.category, r.label, v) for i, (r, v)
-                                                       in enumerate(zip(probe.rows, bridge.probe_values))])
-                        bridge.probe_values = None
-                    if isinstance(reward, KeepsArtifacts):
-                        for artifact in reward.artifacts():
-                            store.log_artifact(run_id, artifact)
-
-                class Recorder(transformers.TrainerCallback):
-                    def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None,
-                                       processing_class: Any = None, **kwargs: Any) -> None:
-                        """Step 0, before any update: the held-out accuracy and the probe a run starts from."""
-                        if state.global_step != 0:  # resumed: step 0 is stored already
-                            return
-                        values: dict[str, float] = {}
-                        if cfg.eval_every and model is not None:
-                            values["heldout_accuracy"] = heldout_accuracy(
-                                model, processing_class or tokenizer, heldout, bridge.rule, cfg.eval_max_tokens)
-                        if probe is not None:
-                            values.update(bridge.measure_probe())
-                        if values:
-                            log_step(0, values)
-                            record_probe(0)
-
-                    def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None,
-                                    processing_class: Any = None, **kwargs: Any) -> None:
-                        if control.should_save:  # before the Trainer writes (and rotates) the policy checkpoint
-                            save_reward_state(reward, output / f"checkpoint-{state.global_step}")
-                        if cfg.eval_every and state.global_step % cfg.eval_every == 0 and model is not None:
-                            tok = processing_class or tokenizer
-                            accuracy = heldout_accuracy(model, tok, heldout, bridge.rule, cfg.eval_max_tokens)
-                            log_step(state.global_step, {"heldout_accuracy": accuracy})
-
-                    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
-                        if not logs or "loss" not in logs:
-                            return
-                        values = records.drain()
-                        for key, name in (("kl", "kl"), ("completions/mean_length", "response_tokens"), ("loss", "loss")):
-                            if key in logs:
-                                values[name] = float(logs[key])
-                        if "train_reward" in values and "rule_accuracy" in values:
-                            if alarm.observe(state.global_step, values["train_reward"], values["rule_accuracy"]):
-                                values["hacking_alarm"] = 1.0
-                                outer.warn(
-                                    f"reward-hacking alarm at step {state.global_step}: the training reward rose "
-                                    f"while the rule accuracy of the same rollouts fell over the last {alarm.window} steps"
-                                )
-                                if cfg.stop_on_hack:
-                                    control.should_training_stop = True
-                                    control.should_save = False  # keep the last checkpoint from before the alarm
-                        log_step(state.global_step, values)
-                        record_probe(state.global_step)
-                        outer.progress(state.global_step, cfg.max_steps, values)
-
+                tracker = open_tracker(cfg.report_to, Path(cfg.output), run_id)
+                run_log = RunLog(store, run_id, alarm_window=cfg.alarm_window, total_steps=cfg.max_steps,
+                                 tracker=tracker, progress=self.progress, warn=self.warn)
+                callback = type("StepCallback", (StepHooks, transformers.TrainerCallback), {})
                 own = [tracker.trainer_callback()] if tracker is not None else []  # TRL's numbers, its own way
                 trainer = trl.GRPOTrainer(model=policy, reward_funcs=[bridge], args=args, train_dataset=dataset,
-                                          callbacks=[Recorder(), *own])
-                start = resume_point(output, reward, outer.warn)
+                                          callbacks=[callback(cfg, run_log, bridge, heldout, tokenizer), *own])
+                start = resume_point(Path(cfg.output), reward, self.warn)
                 trainer.train(resume_from_checkpoint=str(start) if start is not None else None)
-                trainer.save_model(str(output / "final"))
-                store.complete(run_id, [], final_metrics(store.steps(run_id)), time.perf_counter() - began)
+                trainer.save_model(str(Path(cfg.output) / "final"))
+                run_log.complete()
         finally:
             if tracker is not None:
                 tracker.close()
             bridge.rule.close()
             close_reward(reward)
         return store.get(run_id)
+
+
+class StepHooks:
+    """What the run does at TRL's step events, as a transformers ``TrainerCallback`` (the class is mixed with it
+    when the trainer runs, so that importing this module needs no transformers): step 0 before any update, the
+    learning reward's state beside each policy checkpoint, held-out accuracy every ``eval_every`` steps, and
+    every logged step's numbers into the run's :class:`~trainers.recording.RunLog`, which runs the alarm."""
+
+    def __init__(self, cfg: TRLRunConfig, run_log: RunLog, bridge: RewardBridge, heldout: list[Any],
+                 tokenizer: Any) -> None:
+        self.cfg = cfg
+        self.run_log = run_log
+        self.bridge = bridge
+        self.heldout = heldout
+        self.tokenizer = tokenizer
+
+    def _heldout_accuracy(self, model: Any, processing_class: Any) -> float:
+        return heldout_accuracy(model, processing_class or self.tokenizer, self.heldout, self.bridge.rule,
+                                self.cfg.eval_max_tokens)
+
+    def _record_probe(self, step: int) -> None:
+        """The probe items' values behind this step's probe numbers, and the weights the reward saved."""
+        bridge = self.bridge
+        if bridge.probe is not None and bridge.probe_values is not None:
+            self.run_log.probe(step, bridge.probe, bridge.probe_values)
+            bridge.probe_values = None
+        self.run_log.artifacts(bridge.reward)
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None, processing_class: Any = None,
+                       **kwargs: Any) -> None:
+        """Step 0, before any update: the held-out accuracy and the probe a run starts from."""
+        if state.global_step != 0:  # resumed: step 0 is stored already
+            return
+        values: dict[str, float] = {}
+        if self.cfg.eval_every and model is not None:
+            values["heldout_accuracy"] = self._heldout_accuracy(model, processing_class)
+        if self.bridge.probe is not None:
+            values.update(self.bridge.measure_probe())
+        if values:
+            self.run_log.log(0, values)
+            self._record_probe(0)
+
+    def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None, processing_class: Any = None,
+                    **kwargs: Any) -> None:
+        if control.should_save:  # before the Trainer writes (and rotates) the policy checkpoint
+            save_reward_state(self.bridge.reward, Path(self.cfg.output) / f"checkpoint-{state.global_step}")
+        if self.cfg.eval_every and state.global_step % self.cfg.eval_every == 0 and model is not None:
+            self.run_log.log(state.global_step, {"heldout_accuracy": self._heldout_accuracy(model, processing_class)})
+
+    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+        if not logs or "loss" not in logs:
+            return
+        values = self.bridge.records.drain()
+        for key, name in (("kl", "kl"), ("completions/mean_length", "response_tokens"), ("loss", "loss")):
+            if key in logs:
+                values[name] = float(logs[key])
+        if self.run_log.step(state.global_step, values) and self.cfg.stop_on_hack:
+            control.should_training_stop = True
+            control.should_save = False  # keep the last checkpoint from before the alarm
+        self._record_probe(state.global_step)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +20,8 @@ from typing import Any
 from harness.core.store import NewRun, RunKind, RunStore
 from rewards.contract import Item, Score, close_reward
 from rewards.sandbox import describe
-from trainers.hacking import HackingAlarm
-from trainers.step_metrics import final_metrics, step_values, update_values
+from trainers.recording import RunLog
+from trainers.step_metrics import step_values, update_values
 
 log = logging.getLogger("harness.server")
 
@@ -58,7 +57,7 @@ class TrainingObserver:
         else:
             self.run_id = self.store.resolve(recording.run_id)
         self.items_per_step = recording.items_per_step
-        self.alarm = HackingAlarm(window=recording.alarm_window)
+        self.run_log = RunLog(self.store, self.run_id, alarm_window=recording.alarm_window)
         self._rule = rule  # the rule reward that judges the rollouts; built on the worker thread when None
         self._queue: queue.Queue = queue.Queue()
         self._items: list[Item] = []
@@ -66,7 +65,6 @@ class TrainingObserver:
         self._update: dict[str, float] = {}
         self.step = 0
         self.rollouts = 0
-        self._began = time.perf_counter()
         self._thread = threading.Thread(target=self._work, name="training-observer", daemon=True)
         self._thread.start()
 
@@ -88,9 +86,7 @@ class TrainingObserver:
         self._queue.put(_STOP)
         self._thread.join(timeout)
         if self.owns_run:
-            steps = self.store.steps(self.run_id)
-            self.store.complete(self.run_id, [], final_metrics(steps), time.perf_counter() - self._began,
-                                n_items=self.rollouts)
+            self.run_log.complete(n_items=self.rollouts)
         if self._rule is not None:
             close_reward(self._rule)
 
@@ -130,8 +126,4 @@ class TrainingObserver:
         self.step += 1
         values = {**step_values(items, scores, rule), **self._update}
         self._update = {}
-        if self.alarm.observe(self.step, values["train_reward"], values["rule_accuracy"]):
-            values["hacking_alarm"] = 1.0
-            log.warning("reward-hacking alarm at step %d: the training reward rose while the rule accuracy of the same "
-                        "rollouts fell over the last %d steps", self.step, self.alarm.window)
-        self.store.log_step(self.run_id, self.step, values)
+        self.run_log.step(self.step, values)  # the alarm warns through the harness.train logger
