@@ -197,3 +197,49 @@ def test_an_export_holds_the_chosen_runs_whole_and_opens_as_a_store(store, tmp_p
         assert db.execute("SELECT COUNT(*) FROM steps WHERE run_id=?", (drop,)).fetchone() == (0,)
     assert [r.id for r in store.runs()] == [drop, keep] or [r.id for r in store.runs()] == [keep, drop]
     assert not list((tmp_path / "out").glob(".*tmp"))  # no temporary file left beside it
+
+
+def _owned_by(store, run_id, host, pid):
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE owners SET host=?, pid=? WHERE run_id=?", (host, pid, run_id))
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid  # gone, and not reused within the test
+
+
+def test_a_running_run_is_orphaned_only_when_its_process_on_this_host_is_gone(store):
+    import socket
+
+    here, dead = socket.gethostname(), _dead_pid()
+    alive = store.begin(new_run())  # this process: alive
+    assert not store.get(alive).orphaned
+    gone_here = store.begin(new_run())
+    _owned_by(store, gone_here, here, dead)
+    assert store.get(gone_here).orphaned
+    elsewhere = store.begin(new_run())  # a pid here says nothing about another machine's process
+    _owned_by(store, elsewhere, here + "-elsewhere", dead)
+    assert not store.get(elsewhere).orphaned
+
+
+def test_the_default_store_is_runs_sqlite_in_the_users_data_folder(monkeypatch):
+    from platformdirs import user_data_path
+
+    from harness.core.store import STORE_ENV, default_store_path
+
+    monkeypatch.delenv(STORE_ENV, raising=False)
+    assert default_store_path() == user_data_path("rl-reward-harness") / "runs.sqlite"
+    monkeypatch.setenv(STORE_ENV, "~/elsewhere.sqlite")
+    assert str(default_store_path()).endswith("/elsewhere.sqlite") and "~" not in str(default_store_path())
+
+
+def test_runs_lists_the_newest_fifty_unless_asked_for_more(store):
+    ids = [store.begin(new_run()) for _ in range(52)]
+    listed = [r.id for r in store.runs()]
+    assert listed == ids[::-1][:50]
+    assert len(store.runs(limit=60)) == 52

@@ -238,3 +238,55 @@ def test_degrees_become_radians_only_inside_trigonometry():
     assert degrees_in_trig(r"\cos(90^{\circ} - x)") == r"\cos((\frac{90\pi}{180}) - x)"
     assert degrees_in_trig(r"60^\circ") == r"60^\circ"  # a bare angle is the angle rule's
     assert degrees_in_trig(r"\sin x + 2^\text{nd}") == r"\sin x + 2^\text{nd}"
+
+
+ROUNDING_REFERENCES = ["\\frac{1}{3}", "\\frac{2}{3}", "\\frac{1}{7}", "\\frac{\\sqrt{2}}{2}", "\\frac{\\pi}{4}",
+                       "\\frac{\\sqrt{3}}{3}"]
+
+
+def _decimals(value: float) -> list[str]:
+    """Decimals near ``value`` at three to five places: cut, rounded, and one unit either side."""
+    import math
+
+    out = []
+    for places in (3, 4, 5):
+        unit = 10.0 ** -places
+        cut = math.floor(value / unit)
+        out += [f"{k * unit:.{places}f}" for k in (cut - 1, cut, cut + 1, cut + 2)]
+    return out
+
+
+@pytest.mark.parametrize("reference", ROUNDING_REFERENCES)
+def test_a_decimal_is_judged_the_same_for_a_value_and_its_negative(grader, reference):
+    """Metamorphic: negating both sides changes no verdict, for decimals cut, rounded and off by a unit."""
+    from rewards.math.numeric import evaluate
+
+    for answer in _decimals(evaluate(reference).approx):
+        plus = grader.grade(reference, f"\\boxed{{{answer}}}")
+        minus = grader.grade(f"-{reference}", f"\\boxed{{-{answer}}}")
+        assert plus.verdict == minus.verdict, (reference, answer, plus, minus)
+
+
+@pytest.mark.parametrize("reference, answer, correct", [
+    ("\\frac{1}{3}", "0.333", True),  # cut and rounded alike
+    ("\\frac{1}{3}", "0.334", False),  # 0.00067 above: more than half a unit, and not a cut
+    ("-\\frac{1}{3}", "-0.334", False),
+    ("\\frac{\\sqrt{2}}{2}", "0.70710", True),  # cut at its last digit
+    ("-\\frac{\\sqrt{2}}{2}", "-0.70710", True),
+    ("-\\frac{\\sqrt{2}}{2}", "-0.70712", False),
+])
+def test_a_decimal_pays_only_as_the_value_cut_or_rounded_at_its_last_digit(grader, reference, answer, correct):
+    assert grader.grade(reference, f"\\boxed{{{answer}}}").verdict is correct
+
+
+def test_a_list_of_up_to_twelve_numbers_is_decided_without_math_verify(grader):
+    twelve = ", ".join(str(k) for k in range(1, 13))
+    decided = grader.decide(twelve, "\\boxed{" + ", ".join(str(k) for k in range(12, 0, -1)) + "}")
+    assert decided is not None and decided.verdict is True
+    decided = grader.decide(twelve, "\\boxed{" + ", ".join(str(k) for k in range(13, 1, -1)) + "}")
+    assert decided is not None and decided.verdict is False
+
+
+def test_a_wrong_labelled_part_is_named_by_its_place(grader):
+    assert grader.grade("3, 5", "\\boxed{p = 3, q = 6}").detail.startswith("part 2 (q) differs")
+    assert grader.grade("3, 5", "\\boxed{p = 4, q = 5}").detail.startswith("part 1 (p) differs")

@@ -1,0 +1,212 @@
+"""Mutation testing of the modules whose bugs cost most (the grader's decisions, the run store, the server's
+batcher, Cooper's update): does some test fail when the code is changed a little?
+
+Runs cosmic-ray (``tox -e mutation``) in a copy of the working tree, one module at a time, each mutant against
+the tests that guard that module. Every module has hundreds of mutants and its tests take seconds to a minute
+on 2 cores, so a seeded sample of ``--sample`` mutants per module is run (the same sample for the same seed and
+source), and the share killed is reported with its 95% Wilson interval. Results go to a JSON file per label
+(``before``, ``after``); ``--report`` writes the markdown report from those files alone::
+
+    python -m tools.mutation --label before --sample 40 --out docs/mutation
+    python -m tools.mutation --report docs/mutation
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# module -> the tests that guard it (run for each mutant, stopping at the first failure)
+MODULES: dict[str, list[str]] = {
+    "rewards/math/decision.py": ["tests/rewards/test_rule_tables.py", "tests/rewards/test_math_grading.py",
+                                 "tests/rewards/test_unanchored.py"],
+    "harness/core/store.py": ["tests/core/test_store.py"],
+    "harness/server/batcher.py": ["tests/harness/test_batcher.py", "tests/harness/test_server.py"],
+    "rewards/cooper.py": ["tests/rewards/test_cooper.py", "-m", "'not slow'"],  # the assistant LLM test: minutes
+}
+_IGNORED = shutil.ignore_patterns(".git", ".tox", ".venv", "venv", "runs", "mutants", "__pycache__", ".old",
+                                  ".pytest_cache", ".benchmarks", ".hypothesis", "*.egg-info", "build", "docs")
+
+
+def wilson(killed: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share ``killed / n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = killed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def annotation_spans(source: str) -> list[tuple[int, int, int, int]]:
+    """(line, col, end line, end col) of every type annotation: under ``from __future__ import annotations`` they
+    are never evaluated, so a mutant inside one (``str | None`` to ``str - None``) cannot change behaviour."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        found = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append(node.returns)
+            args = node.args
+            found += [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+                      if a is not None]
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+        spans += [(a.lineno, a.col_offset, a.end_lineno, a.end_col_offset) for a in found if a is not None]
+    return spans
+
+
+def _inside(row: int, col: int, spans: list[tuple[int, int, int, int]]) -> bool:
+    return any((row, col) >= (a, b) and (row, col) < (c, d) for a, b, c, d in spans)
+
+
+def run_module(module: str, tests: list[str], sample: int, seed: int, timeout_s: float, source: Path = REPO) -> dict:
+    """One module's sampled mutants, run in a fresh copy of ``source`` (a checkout); the outcome and diff of each."""
+    with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
+        tree = Path(tmp) / "tree"
+        shutil.copytree(source, tree, ignore=_IGNORED)
+        config = Path(tmp) / "config.toml"
+        command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider {' '.join(tests)}"
+        config.write_text(
+            f'[cosmic-ray]\nmodule-path = "{module}"\ntimeout = {timeout_s}\nexcluded-modules = []\n'
+            f'test-command = "{command}"\n[cosmic-ray.distributor]\nname = "local"\n', encoding="utf-8")
+        session = Path(tmp) / "session.sqlite"
+        subprocess.run(["cosmic-ray", "init", str(config), str(session)], cwd=tree, check=True)
+        with sqlite3.connect(session) as db:
+            # job ids are random: the sample is drawn from the mutants in source order, so that the same seed
+            # and source give the same mutants, before and after new tests
+            jobs = [j for (j,) in db.execute("SELECT job_id FROM mutation_specs ORDER BY start_pos_row, "
+                                               "start_pos_col, operator_name, occurrence")]
+            total = len(jobs)
+            keep = set(random.Random(f"{seed}:{module}").sample(jobs, min(sample, total)))
+            drop = [(j,) for j in jobs if j not in keep]
+            db.executemany("DELETE FROM mutation_specs WHERE job_id=?", drop)
+            db.executemany("DELETE FROM work_items WHERE job_id=?", drop)
+        began = time.perf_counter()
+        subprocess.run(["cosmic-ray", "baseline", str(config)], cwd=tree, check=True)
+        subprocess.run(["cosmic-ray", "exec", str(config), str(session)], cwd=tree, check=True)
+        seconds = time.perf_counter() - began
+        with sqlite3.connect(session) as db:
+            rows = db.execute(
+                "SELECT m.job_id, m.operator_name, m.occurrence, m.start_pos_row, m.start_pos_col, r.test_outcome, "
+                "r.worker_outcome, r.diff FROM mutation_specs m JOIN work_results r ON r.job_id = m.job_id "
+                "ORDER BY m.start_pos_row"
+            ).fetchall()
+        spans = annotation_spans((tree / module).read_text(encoding="utf-8"))
+    mutants = [{"job": job, "operator": op, "occurrence": occ, "line": line, "col": col,
+                "test_outcome": (outcome or "").lower(), "worker_outcome": (worker or "").lower(),
+                "in_annotation": _inside(line, col, spans), "diff": diff}
+               for job, op, occ, line, col, outcome, worker, diff in rows]
+    return {"module": module, "tests": tests, "mutants_in_module": total, "sample": len(mutants), "seed": seed,
+            "seconds": round(seconds, 1), "mutants": mutants}
+
+
+def replay_module(previous: dict, timeout_s: float, source: Path = REPO) -> dict:
+    """The very mutants of an earlier result (their recorded diffs), each applied to a fresh copy of ``source``
+    and run against the module's tests as they are now: the same mutants before and after new tests."""
+    module, tests = previous["module"], MODULES[previous["module"]]
+    mutants = []
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
+        tree = Path(tmp) / "tree"
+        shutil.copytree(source, tree, ignore=_IGNORED)
+        original = (tree / module).read_text(encoding="utf-8")
+        for m in previous["mutants"]:
+            diff = m["diff"].split("--- mutation diff ---\n", 1)[-1]
+            applied = subprocess.run(["patch", "-p1", "--silent", "--forward"], cwd=tree, input=diff, text=True,
+                                     capture_output=True)
+            if applied.returncode != 0:
+                outcome = "incompetent"  # the source moved: the mutant no longer applies
+            else:
+                try:
+                    run = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                                          *[t.strip("'") for t in tests]], cwd=tree, capture_output=True,
+                                         timeout=timeout_s)
+                    outcome = "survived" if run.returncode == 0 else "killed"
+                except subprocess.TimeoutExpired:
+                    outcome = "killed"  # a hang is caught by the deadline, as cosmic-ray counts it
+            (tree / module).write_text(original, encoding="utf-8")
+            mutants.append({**m, "test_outcome": outcome, "worker_outcome": "replayed"})
+    return {**previous, "tests": tests, "seconds": round(time.perf_counter() - began, 1), "mutants": mutants,
+            "replayed_from": previous.get("label", "before")}
+
+
+def summary(result: dict) -> dict:
+    """Killed and survived among the mutants that can change behaviour: a mutant inside a type annotation is
+    counted apart (``in_annotation``), and so is an incompetent one (it does not even import)."""
+    live = [m for m in result["mutants"] if not m["in_annotation"]]
+    killed = sum(m["test_outcome"] == "killed" for m in live)
+    survived = sum(m["test_outcome"] == "survived" for m in live)
+    judged = killed + survived
+    low, high = wilson(killed, judged)
+    return {"killed": killed, "survived": survived, "incompetent": len(live) - judged,
+            "annotation": len(result["mutants"]) - len(live),
+            "share": killed / judged if judged else float("nan"), "low": low, "high": high}
+
+
+def report(folder: Path) -> str:
+    """The markdown tables of every results file in ``folder``: per module and label, the share killed."""
+    results = {p.stem.removeprefix("results-"): json.loads(p.read_text(encoding="utf-8"))
+               for p in sorted(folder.glob("results-*.json"))}
+    lines = ["| module | label | mutants in module | sampled | in annotations | killed | survived | incompetent | "
+             "killed share (95% CI) |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for label, per_module in results.items():
+        for result in per_module:
+            s = summary(result)
+            lines.append(f"| `{result['module']}` | {label} | {result['mutants_in_module']} | {result['sample']} | "
+                         f"{s['annotation']} | {s['killed']} | {s['survived']} | {s['incompetent']} | "
+                         f"{100 * s['share']:.0f}% ({100 * s['low']:.0f}-{100 * s['high']:.0f}%) |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--label", default="before")
+    parser.add_argument("--sample", type=int, default=40, help="mutants per module (seeded)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant's test run")
+    parser.add_argument("--module", action="append", help="only these modules (default: all four)")
+    parser.add_argument("--out", type=Path, default=REPO / "docs" / "mutation")
+    parser.add_argument("--tree", type=Path, default=REPO, help="the checkout whose code and tests are run (default: "
+                                                               "this one); e.g. the commit before new tests")
+    parser.add_argument("--report", type=Path, default=None, help="print the tables of the results in this folder")
+    parser.add_argument("--replay", default=None, help="run the mutants of results-REPLAY.json again (the same "
+                                                       "mutants, by their diffs) instead of drawing a sample")
+    args = parser.parse_args()
+    if args.report is not None:
+        print(report(args.report), end="")
+        return
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"results-{args.label}.json"
+    done = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+    for module in args.module or list(MODULES):
+        if any(r["module"] == module for r in done):
+            continue  # resumable: a module already in the file is kept
+        if args.replay:
+            earlier = json.loads((args.out / f"results-{args.replay}.json").read_text(encoding="utf-8"))
+            [previous] = [r for r in earlier if r["module"] == module]
+            result = replay_module(previous, args.timeout, args.tree)
+        else:
+            result = run_module(module, MODULES[module], args.sample, args.seed, args.timeout, args.tree)
+        result["tree_commit"] = subprocess.run(["git", "-C", str(args.tree), "rev-parse", "--short", "HEAD"],
+                                               capture_output=True, text=True).stdout.strip()
+        done.append(result)
+        path.write_text(json.dumps(done, indent=1) + "\n", encoding="utf-8")
+        s = summary(result)
+        print(f"{module}: {s['killed']} killed, {s['survived']} survived, {s['incompetent']} incompetent "
+              f"of {result['sample']} sampled ({result['seconds']:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
