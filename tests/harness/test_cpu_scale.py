@@ -34,6 +34,7 @@ def test_arithmetic_sets_are_disjoint_and_seeded(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.pipeline
 def test_cooper_released_pipeline_runs_shortened(tmp_path, data_root):
     """experiments/cooper_regime/run_released.sh end to end at tiny sizes: data, warm-up, the policy's rollouts
     labelled, the static reward model, the pilot, the three reward-model arms' training runs with the probe stored
