@@ -274,6 +274,8 @@ def test_a_decimal_is_judged_the_same_for_a_value_and_its_negative(grader, refer
     ("\\frac{\\sqrt{2}}{2}", "0.70710", True),  # cut at its last digit
     ("-\\frac{\\sqrt{2}}{2}", "-0.70710", True),
     ("-\\frac{\\sqrt{2}}{2}", "-0.70712", False),
+    ("\\frac{1}{64}", "0.0156", False),  # 0.015625 has an exact decimal form: only it is the value
+    ("\\frac{1}{64}", "0.015625", True),
 ])
 def test_a_decimal_pays_only_as_the_value_cut_or_rounded_at_its_last_digit(grader, reference, answer, correct):
     assert grader.grade(reference, f"\\boxed{{{answer}}}").verdict is correct
