@@ -159,14 +159,16 @@ def report(folder: Path) -> str:
     """The markdown tables of every results file in ``folder``: per module and label, the share killed."""
     results = {p.stem.removeprefix("results-"): json.loads(p.read_text(encoding="utf-8"))
                for p in sorted(folder.glob("results-*.json"))}
+    labels = sorted(results, key=lambda label: ({"before": 0, "after": 1}.get(label, 2), label))
+    rows = [(module, label, result) for module in MODULES for label in labels
+            for result in results[label] if result["module"] == module]
     lines = ["| module | label | mutants in module | sampled | in annotations | killed | survived | incompetent | "
              "killed share (95% CI) |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
-    for label, per_module in results.items():
-        for result in per_module:
-            s = summary(result)
-            lines.append(f"| `{result['module']}` | {label} | {result['mutants_in_module']} | {result['sample']} | "
-                         f"{s['annotation']} | {s['killed']} | {s['survived']} | {s['incompetent']} | "
-                         f"{100 * s['share']:.0f}% ({100 * s['low']:.0f}-{100 * s['high']:.0f}%) |")
+    for _, label, result in rows:
+        s = summary(result)
+        lines.append(f"| `{result['module']}` | {label} | {result['mutants_in_module']} | {result['sample']} | "
+                     f"{s['annotation']} | {s['killed']} | {s['survived']} | {s['incompetent']} | "
+                     f"{100 * s['share']:.0f}% ({100 * s['low']:.0f}-{100 * s['high']:.0f}%) |")
     return "\n".join(lines) + "\n"
 
 
