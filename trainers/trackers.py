@@ -70,7 +70,14 @@ class WandbTracker:
         self.run.log({PREFIX + name: value for name, value in values.items()}, step=step)
 
     def close(self) -> None:
+        """Finish the run, then shut W&B's service down: ``finish()`` only tells the service the run is over,
+        and the service writes the run file's last block when it closes the run, a moment later; shutting it
+        down waits for that, so the run file is whole (``wandb sync`` or a reader sees every step) when this
+        returns. A later run in the same process starts the service again."""
+        import wandb
+
         self.run.finish()
+        wandb.teardown()
 
 
 TRACKERS: dict[str, Callable[[Path, str], Tracker]] = {"tensorboard": TensorBoardTracker, "wandb": WandbTracker}

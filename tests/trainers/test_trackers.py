@@ -2,7 +2,10 @@
 offline run file, read as W&B writes it (its record log of protobuf ``Record`` messages)."""
 
 import json
+import os
+import signal
 import struct
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -50,18 +53,53 @@ def wandb_history(folder: Path) -> dict[tuple[str, int], float]:
 READERS = {"tensorboard": tensorboard_scalars, "wandb": wandb_history}
 
 
+def child_pids() -> list[int]:
+    """This process's children (W&B's service is one), read from ``/proc``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a process that ended while we looked
+            continue
+        if int(fields[1]) == os.getpid():
+            found.append(int(stat.parent.name))
+    return found
+
+
+@contextmanager
+def frozen(pids: list[int]):
+    """Stop these processes while the block runs: whatever they had not written when it began stays unwritten."""
+    stopped = []
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+        except ProcessLookupError:  # it has exited: nothing of it is left to write
+            pass
+    try:
+        yield
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+
+
 @pytest.mark.parametrize("name", sorted(READERS))
 def test_a_tracker_holds_each_steps_numbers(name, tmp_path, monkeypatch):
+    """Each run of a process (a sweep opens several) is whole on disk when its tracker's close() returns."""
     pytest.importorskip(name)
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
     monkeypatch.delenv("WANDB_MODE", raising=False)
     monkeypatch.chdir(tmp_path)  # W&B writes settings beside the working folder
-    tracker = open_tracker(name, tmp_path / "out", "run-1")
-    for step, values in STEPS.items():
-        tracker.log(step, values)
-    tracker.close()
-    written = READERS[name](tmp_path / "out")
-    assert written == pytest.approx({(PREFIX + k, step): v for step, values in STEPS.items() for k, v in values.items()})
+    expected = {(PREFIX + k, step): v for step, values in STEPS.items() for k, v in values.items()}
+    for run in range(8):
+        tracker = open_tracker(name, tmp_path / f"out{run}", f"run-{run}")
+        for step, values in STEPS.items():
+            tracker.log(step, values)
+        helpers = child_pids()  # W&B writes its run file in a service process of its own
+        tracker.close()
+        with frozen(helpers):  # so the file must be whole when close() returns, not a moment later
+            written = READERS[name](tmp_path / f"out{run}")
+        assert written == pytest.approx(expected), f"run {run}"
 
 
 def test_an_unknown_tracker_is_refused(tmp_path):
