@@ -243,3 +243,13 @@ def test_runs_lists_the_newest_fifty_unless_asked_for_more(store):
     listed = [r.id for r in store.runs()]
     assert listed == ids[::-1][:50]
     assert len(store.runs(limit=60)) == 52
+
+
+def test_an_existing_store_is_opened_and_a_missing_one_is_refused_creating_nothing(tmp_path):
+    made = RunStore(tmp_path / "runs.sqlite")
+    run_id = made.begin(new_run())
+    assert RunStore.existing(tmp_path / "runs.sqlite").get(run_id).id == run_id
+    typo = tmp_path / "nested" / "runz.sqlite"
+    with pytest.raises(StoreError, match=f"no run store at {typo}: check --store"):
+        RunStore.existing(typo)
+    assert not (tmp_path / "nested").exists()  # neither the file nor the folder on its way

@@ -124,3 +124,32 @@ def test_a_learning_reward_learns_only_at_the_boundaries_it_is_given():
 
     assert asyncio.run(run()) == []  # no step size: only an explicit step() updates
     assert asyncio.run(run(items_per_step=4)) == [4]  # four items a step: one update after the second batch
+
+
+class ExitsWhenItLearns(Learns):
+    """A learning reward whose update calls ``sys.exit``: a ``BaseException`` that escapes the update's guard and
+    the batch with it, on the batch's own thread."""
+
+    def learn(self, items, scores):
+        raise SystemExit("the update gave up")
+
+
+def test_a_batch_that_fails_outside_its_items_frees_its_slot_and_never_stops_the_server(caplog):
+    """The batch that reached the step boundary was answered before its update; the update's failure ends that
+    batch alone. A learning reward has one slot: the next request is scored at once, not held until its deadline
+    and answered as a timeout, and the event loop goes on (a ``SystemExit`` set on a future would end it)."""
+
+    async def run():
+        batcher = DynamicBatcher(ExitsWhenItLearns(), max_wait_s=0, items_per_step=2, deadline_s=20)
+        await batcher.start()
+        first = await batcher.score([item("a"), item("b")])  # the step boundary: its update fails
+        second = await batcher.score([item("c")])
+        await batcher.stop()
+        return first, second, batcher.stats.snapshot()
+
+    with caplog.at_level("ERROR", logger="harness.server"):
+        first, second, stats = asyncio.run(run())
+    assert [s.value for s in first + second] == [1.0, 1.0, 1.0]
+    assert [s.reason for s in second] == [Score.correct().reason]  # scored, not a timeout
+    assert stats["abandoned_batches"] == 0
+    assert any("failed: RuntimeError: SystemExit: the update gave up" in r.getMessage() for r in caplog.records)

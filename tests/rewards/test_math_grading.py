@@ -126,6 +126,7 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
         ("Solve $2x > 8$.", "(4, \\infty)", "\\boxed{x > 4}", True, "verified"),
         ("Find the angle.", "\\frac{\\pi}{4}", "\\boxed{45^\\circ}", True, "verified"),
         ("Find the angle in radians.", "\\frac{\\pi}{4}", "\\boxed{45^\\circ}", False, "wrong_form"),
+        ("Find the angle in degrees.", "45^\\circ", "\\boxed{\\frac{\\pi}{4}}", False, "wrong_form"),
         ("", "7", "\\boxed{\\text{7}}", True, "verified"),
         ("", "(3, 4)", "\\boxed{\\begin{bmatrix} 3 \\\\ 4 \\end{bmatrix}}", True, "verified"),
         ("Pick one. (A) 3 (B) 9 (C) 27", "9", "The answer is (B) 9", True, "verified"),

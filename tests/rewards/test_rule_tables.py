@@ -191,3 +191,20 @@ def test_long_runs_of_spaces_cost_one_pass():
                        r"\boxed{40" + run + r"\%}", r"\boxed{1.5" + run + r"\times 10^{3}}"):
         score = grader.decide("4", completion, "Compute it.")
         assert score is None or score.verdict is False, completion[:20]
+
+
+@pytest.mark.parametrize(
+    "answer, read",
+    [
+        ("x = 10", "10"),  # a name set to a value answers with the value
+        (r"x = 5 \text{ cm}", "5"),  # without its unit
+        ("x = y + 1", "y + 1"),  # a side that is no number: the expression, for math-verify, without the name
+        (r"\text{Volume} = 20 \times 2 = 40 \text{ cubic inches}", "40"),  # a worked chain of one value: its end
+        ("x = 2 = 3", "x = 2 = 3"),  # a chain whose sides differ is left whole
+        ("10", "10"),  # no assignment
+    ],
+)
+def test_an_assignment_answers_with_its_value(answer, read):
+    from rewards.math.decision import strip_assignment
+
+    assert strip_assignment(answer) == read
