@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.datasets.fixtures import lighteval_fixtures, math_verify_fixtures, unittest_fixtures
+
 Builder = Callable[[Path, Mapping[str, Any]], list[str]]
 
 
@@ -102,4 +104,7 @@ BUILDERS: dict[str, Builder] = {
     "processbench_math": processbench_math,
     "mathcheck_outcome_judging": mathcheck_outcome_judging,
     "verifybench_hard_subset": verifybench_hard_subset,
+    "math_verify_fixtures": math_verify_fixtures,
+    "lighteval_fixtures": lighteval_fixtures,
+    "unittest_fixtures": unittest_fixtures,
 }

@@ -91,13 +91,14 @@ def _has(path: Path, blob: str) -> bool:
     return path.is_file() and git_blob_sha1(path.read_bytes()) == blob
 
 
-def _write(path: Path, data: bytes, blob: str, origin: str) -> None:
+def _write(path: Path, data: bytes, blob: str, origin: str, *, built: bool = False) -> None:
     """``data`` at ``path`` if its hash is ``blob``: written beside it, then renamed over it."""
     got = git_blob_sha1(data)
     if got != blob:
+        why = ("this harness builds it differently from the published file: report it, with the harness version"
+               if built else "the source changed or a proxy altered it: fetch again, or from another --mirror")
         raise FetchError(f"{path}: {origin} gave {len(data):,} bytes with git blob SHA-1 {got}, not {blob}; "
-                         "nothing was written. The source changed or a proxy altered it: fetch again, or from "
-                         "another --mirror")
+                         f"nothing was written. {why[0].upper()}{why[1:]}")
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.name + ".part")
     part.write_bytes(data)
@@ -158,8 +159,8 @@ def _build_file(build: Build, root: Path) -> Fetched:
     builder = BUILDERS[build.builder]
     try:
         lines = builder(root, build.args)
-    except (KeyError, ValueError, OSError) as exc:
+    except (KeyError, ValueError, OSError, SyntaxError) as exc:
         raise FetchError(f"{build.path}: the {build.builder} build failed on its inputs ({exc!r}); "
                          "fetch its set again") from None
-    _write(path, "".join(lines).encode("utf-8"), build.blob, origin)
+    _write(path, "".join(lines).encode("utf-8"), build.blob, origin, built=True)
     return Fetched(build.path, "built", origin)

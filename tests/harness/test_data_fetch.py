@@ -17,8 +17,9 @@ from harness.datasets.builds import BUILDERS
 from harness.datasets.fetch import FetchError, data_sets, fetch, git_blob_sha1
 from suites import build_suite
 
-# The sets whose every upstream file is in ../shared/data (ProcessBench's MATH references are not).
-LOCAL_SETS = [name for name, s in data_sets().items() if name != "processbench"]
+# The sets whose every upstream file is in ../shared/data (ProcessBench's MATH references are not, nor the
+# graders' test files the answer-equivalence fixtures are built from: tests/harness/test_fixture_builds.py).
+LOCAL_SETS = [name for name, s in data_sets().items() if name not in ("processbench", "answer-equivalence")]
 
 
 class Mirror:
