@@ -57,6 +57,7 @@ import random
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -67,6 +68,15 @@ from rewards.contract import Artifact, ClosesOnExit, Item, Reward, Score, close_
 from rewards.cooper_negatives import perturb_final_answer, rewrite_messages
 from rewards.rule import RuleReward
 from rewards.verifyrm import VerifyRMFormat, scores_from_logits
+
+
+class NegativeSource(Enum):
+    """Where a group's negative comes from (the ``negatives`` option): an assistant model's rewrite of the
+    positive (the released method), a perturbation of its final answer, or a wrong rollout of the same group."""
+
+    ASSISTANT = "assistant"
+    PERTURB = "perturb"
+    GROUP = "group"
 
 
 @dataclass(frozen=True)
@@ -116,9 +126,9 @@ class CooperReward(ClosesOnExit):
         max_length: int = 0,
         seed: int = 0,
     ) -> None:
-        if negatives == "assistant" and not assistant:
+        self.negatives = NegativeSource(negatives)
+        if self.negatives is NegativeSource.ASSISTANT and not assistant:
             raise ValueError("negatives=assistant needs assistant=MODEL (or use negatives=perturb or group)")
-        self.negatives = negatives
         self.positive = positive
         self.max_tries = max_tries
         self.learning_rate, self.weight_decay, self.grad_clip = learning_rate, weight_decay, grad_clip
@@ -152,7 +162,7 @@ class CooperReward(ClosesOnExit):
         from harness.core.readiness import Preflight
 
         problems = self.classifier.preflight()
-        if self.negatives == "assistant" and isinstance(self.assistant, Preflight):
+        if self.negatives is NegativeSource.ASSISTANT and isinstance(self.assistant, Preflight):
             problems += self.assistant.preflight()
         return problems
 
@@ -236,7 +246,7 @@ class CooperReward(ClosesOnExit):
             if correct:
                 chosen[g] = correct[0] if self.positive == "first" else self.rng.choice(correct)
         negatives: dict[int, str] = {}
-        if self.negatives == "group":
+        if self.negatives is NegativeSource.GROUP:
             for g, pos in chosen.items():
                 wrong = [i for i in groups[g] if not verdicts[i]]
                 if wrong:
@@ -254,7 +264,7 @@ class CooperReward(ClosesOnExit):
         found: dict[int, str] = {}
         pending = dict(positives)
         asked = wrong = in_form = 0
-        for _ in range(self.max_tries if self.negatives == "assistant" else 1):
+        for _ in range(self.max_tries if self.negatives is NegativeSource.ASSISTANT else 1):
             if not pending:
                 break
             asked += len(pending)
@@ -277,7 +287,7 @@ class CooperReward(ClosesOnExit):
         return Item(positive.question, positive.reference, negative)
 
     def _candidates(self, pending: dict[int, Item]) -> list[tuple[int, str]]:
-        if self.negatives == "perturb":
+        if self.negatives is NegativeSource.PERTURB:
             out = [(g, perturb_final_answer(it.completion)) for g, it in pending.items()]
             return [(g, text) for g, text in out if text]
         from harness.core.generation import SamplingParams

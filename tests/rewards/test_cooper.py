@@ -296,3 +296,50 @@ def test_under_a_trainer_each_rollout_is_checked_once_by_the_runs_rule_reward(ba
         assert rule.decided_here + rule.sent_to_workers == len(items)  # the trainer's check and Cooper's: one
         reward.close()
         assert rule.score(items[:1])[0].verdict is True  # Cooper does not close what it was handed
+
+
+def test_a_checkpoint_is_written_every_checkpoint_every_updates_and_not_between(base, tmp_path):
+    import json
+
+    ckpt = tmp_path / "cooper-ckpt"
+    reward = CooperReward(str(base), negatives="perturb", learning_rate=1e-2, checkpoint_dir=str(ckpt),
+                          checkpoint_every=2, dtype="float32")
+    try:
+        items = rollouts()
+        reward.learn(items, reward.score(items))
+        assert reward.step == 1 and not (ckpt / "state.json").exists()
+        reward.learn(items, reward.score(items))
+        assert json.loads((ckpt / "state.json").read_text())["step"] == 2
+    finally:
+        reward.close()
+
+
+def test_closing_cooper_closes_only_the_rule_reward_it_owns(base):
+    from rewards.rule import RuleReward
+
+    class CountsCloses(RuleReward):
+        closes = 0
+
+        def close(self) -> None:
+            type(self).closes += 1
+            super().close()
+
+    reward = CooperReward(str(base), negatives="group")
+    own = reward.rule
+    with CountsCloses(workers=1) as handed:
+        reward.use_rule(handed)
+        reward.close()
+        assert CountsCloses.closes == 0  # the run's rule reward is the run's to close
+    assert own._pool is None and CountsCloses.closes == 1  # its own was closed when it was handed another
+
+
+def test_the_negative_source_is_one_of_three_named_ones(base):
+    from rewards.cooper import NegativeSource
+
+    with pytest.raises(ValueError, match="not a valid NegativeSource"):
+        CooperReward(str(base), negatives="groups")
+    reward = CooperReward(str(base), negatives="perturb")
+    try:
+        assert reward.negatives is NegativeSource.PERTURB
+    finally:
+        reward.close()
