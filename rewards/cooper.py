@@ -247,7 +247,7 @@ class CooperReward(ClosesOnExit):
                 chosen[g] = correct[0] if self.positive == "first" else self.rng.choice(correct)
         negatives: dict[int, str] = {}
         if self.negatives is NegativeSource.GROUP:
-            for g, pos in chosen.items():
+            for g in chosen:
                 wrong = [i for i in groups[g] if not verdicts[i]]
                 if wrong:
                     negatives[g] = items[wrong[0]].completion
