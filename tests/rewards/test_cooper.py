@@ -326,11 +326,14 @@ def test_closing_cooper_closes_only_the_rule_reward_it_owns(base):
 
     reward = CooperReward(str(base), negatives="group")
     own = reward.rule
+    own.start()  # its own pool runs
+    assert own._pool is not None
     with CountsCloses(workers=1) as handed:
         reward.use_rule(handed)
+        assert own._pool is None  # its own pool is closed when it is handed the run's
         reward.close()
         assert CountsCloses.closes == 0  # the run's rule reward is the run's to close
-    assert own._pool is None and CountsCloses.closes == 1  # its own was closed when it was handed another
+    assert CountsCloses.closes == 1
 
 
 def test_the_negative_source_is_one_of_three_named_ones(base):
