@@ -95,10 +95,10 @@ def _write(path: Path, data: bytes, blob: str, origin: str, *, built: bool = Fal
     """``data`` at ``path`` if its hash is ``blob``: written beside it, then renamed over it."""
     got = git_blob_sha1(data)
     if got != blob:
-        why = ("this harness builds it differently from the published file: report it, with the harness version"
-               if built else "the source changed or a proxy altered it: fetch again, or from another --mirror")
+        why = ("This harness builds it differently from the published file: report it, with the harness version"
+               if built else "The source changed or a proxy altered it: fetch again, or from another --mirror")
         raise FetchError(f"{path}: {origin} gave {len(data):,} bytes with git blob SHA-1 {got}, not {blob}; "
-                         f"nothing was written. {why[0].upper()}{why[1:]}")
+                         f"nothing was written. {why}")
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.name + ".part")
     part.write_bytes(data)

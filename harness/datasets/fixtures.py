@@ -129,12 +129,23 @@ def parametrized_cases(source: str, origin: Mapping[str, str]) -> Iterator[dict[
         params = [p.strip() for p in ast.literal_eval(marks[0].args[0]).split(",")]
         expected_name = next(p for p in params if p in ("expected", "result"))
         listing = marks[0].args[1]
-        assert isinstance(listing, ast.List)
+        if not isinstance(listing, ast.List):
+            continue  # cases made by code, not written out: nothing to read
+        common = {"test": function.name, "checked_by": ast.unparse(call), "call_kwargs": _call_kwargs(call)}
+
+        def case(case_id: str, line: int, values: dict[str, Any], comment: list[str], disabled: bool,
+                 expected_name: str = expected_name, common: dict[str, Any] = common) -> dict:
+            return _record(origin, case_id, line, gold=values["gold"], pred=values["pred"],
+                           expected=values[expected_name], comment=comment, disabled=disabled,
+                           extra={p: v for p, v in values.items() if p not in ("gold", "pred", expected_name)},
+                           **common)
+
         above = listing.lineno + 1
         for index, element in enumerate(listing.elts):
-            assert isinstance(element, ast.Tuple)
             comments = _comments(lines, above, element.lineno)
             above = element.end_lineno + 1  # type: ignore[operator]
+            if not isinstance(element, ast.Tuple):
+                continue
             try:
                 values, f_strings = {}, []
                 for param, node in zip(params, element.elts):
@@ -143,19 +154,17 @@ def parametrized_cases(source: str, origin: Mapping[str, str]) -> Iterator[dict[
                         f_strings.append(_F_STRING_NOTE.format(written))
             except NotALiteral:
                 continue
-            common = {"test": function.name, "checked_by": ast.unparse(call), "call_kwargs": _call_kwargs(call)}
-            disabled = [case for case in (_commented_case(text, len(params)) for text in comments) if case is not None]
-            for k, case in enumerate(disabled):
-                old = dict(zip(params, case))
-                yield _record(origin, f"{name}::{function.name}[disabled-before-{index}.{k}]", element.lineno,
-                              gold=old["gold"], pred=old["pred"], expected=old[expected_name],
-                              extra={p: old[p] for p in params if p not in ("gold", "pred", expected_name)},
-                              comment=[_DISABLED_NOTE], disabled=True, **common)
-            notes = [c for c in comments if _commented_case(c, len(params)) is None] + f_strings
-            yield _record(origin, f"{name}::{function.name}[{index}]", element.lineno, gold=values["gold"],
-                          pred=values["pred"], expected=values[expected_name],
-                          extra={p: values[p] for p in params if p not in ("gold", "pred", expected_name)},
-                          comment=notes, disabled=False, **common)
+            disabled, notes = [], []
+            for text in comments:
+                old = _commented_case(text, len(params))
+                if old is None:
+                    notes.append(text)
+                else:
+                    disabled.append(old)
+            for k, old in enumerate(disabled):
+                yield case(f"{name}::{function.name}[disabled-before-{index}.{k}]", element.lineno,
+                           dict(zip(params, old)), [_DISABLED_NOTE], True)
+            yield case(f"{name}::{function.name}[{index}]", element.lineno, values, notes + f_strings, False)
 
 
 def _literal_calls(function: ast.FunctionDef, origin: Mapping[str, str], name: str) -> Iterator[dict[str, Any]]:

@@ -54,16 +54,10 @@ READERS = {"tensorboard": tensorboard_scalars, "wandb": wandb_history}
 
 
 def child_pids() -> list[int]:
-    """This process's children (W&B's service is one), read from ``/proc``."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # a process that ended while we looked
-            continue
-        if int(fields[1]) == os.getpid():
-            found.append(int(stat.parent.name))
-    return found
+    """This process's children (W&B's service is one)."""
+    import psutil  # W&B's own dependency: there whenever W&B is
+
+    return [child.pid for child in psutil.Process().children()]
 
 
 @contextmanager
