@@ -69,16 +69,19 @@ _GSM8K = re.compile(r"####[ \t]*([^\n]+)")
 # included: "the answer is 19 ... no, the answer is 20" answers 20. The spaces are possessive: four runs in a row
 # that could share one stretch of whitespace made "The answer is" and 400 spaces cost 13 s (the fourth power of
 # the run); the spaces never decide where the anchor ends, the first character after them does.
+# The lookahead on the first letter lets the engine skip the positions no alternative can start at.
 _ANSWER_IS = re.compile(
-    r"(?i)(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s++is)?\s*+(?:\*\*)?\s*+[:：]?\s*+(?:\*\*)?[ \t]*+"
-    r"(?=[^\s])"
+    r"(?i)(?=[ftca])(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s++is)?\s*+(?:\*\*)?\s*+[:：]?\s*+"
+    r"(?:\*\*)?[ \t]*+(?=[^\s])"
 )
 
 
 def _answer_phrases(text: str, start: int = 0) -> list[tuple[int, int, str]]:
     """(start, end of line, text after the anchor) for each "the answer is ..." phrase from ``start`` on, in
     order."""
-    found = []
+    found: list[tuple[int, int, str]] = []
+    if "answer" not in text.casefold():  # every phrase holds the word; casefold maps each letter the pattern's
+        return found                     # case-blind match takes for a letter of "answer" onto that letter
     for m in _ANSWER_IS.finditer(text, start):
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end

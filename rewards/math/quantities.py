@@ -42,13 +42,19 @@ _DEGREES = re.compile(
     r"\s*(?:\^\s*\{?\s*\\circ\s*\}?|\\degree|°|(?:\\text\s*\{\s*)?(?<![A-Za-z])degrees?(?![A-Za-z])\s*\}?)\s*$"
 )
 _RADIANS = re.compile(r"\s*(?:\\text\s*\{\s*)?(?<![A-Za-z])(?:radians?|rad)(?![A-Za-z])\s*\}?\s*$")
-_FIXES_RADIANS = re.compile(r"(?i)\bin radians\b|\bradian measure\b|\bradians\b")
-_FIXES_DEGREES = re.compile(r"(?i)\bin degrees\b|\bdegree measure\b|\bdegrees\b|\\circ|°")
+# "in radians", "radian measure" or "radians" (the first is a case of the last); the same for degrees, and a
+# degree sign.
+_FIXES_RADIANS = re.compile(r"(?i)\bradian(?:s\b| measure\b)")
+_FIXES_DEGREES = re.compile(r"(?i)\bdegree(?:s\b| measure\b)|\\circ|°")
 
 
 def fixed_unit(question: str) -> str | None:
-    """``radians`` or ``degrees`` when the question names one unit (and not both), else None."""
-    radians, degrees = bool(_FIXES_RADIANS.search(question)), bool(_FIXES_DEGREES.search(question))
+    """``radians`` or ``degrees`` when the question names one unit (and not both), else None. Most questions
+    name neither: a substring test on the case-folded text (casefold takes each letter of "rad", "deg" and
+    "\\c" that the case-blind patterns match to that letter) skips the patterns for them."""
+    folded = question.casefold()
+    radians = "rad" in folded and bool(_FIXES_RADIANS.search(question))
+    degrees = ("deg" in folded or "\\c" in folded or "°" in question) and bool(_FIXES_DEGREES.search(question))
     if radians == degrees:
         return None
     return "radians" if radians else "degrees"

@@ -30,17 +30,26 @@ from rewards.math.normalization import normalize_answer
 from rewards.math.numeric import split_top_level
 from rewards.math.reading import canonical_latex, last_math_segment, number_of, words
 
-_WHITESPACE = re.compile(r"\s+")
 _LOOP_WINDOW = 5000
 _MAX_PERIOD = 1000
 _MIN_LOOP_CHARS = 80
+
+
+def single_spaced(text: str) -> str:
+    """``text`` with each run of whitespace made one space, a leading run included: ``re.sub(r"\\s+", " ", text)``
+    by ``str.split``, which splits on the same characters (both test ``str.isspace``) several times faster; it
+    runs on every completion's last 5,000 characters."""
+    words = " ".join(text.split())
+    if not words:
+        return " " if text else ""
+    return (" " if text[0].isspace() else "") + words + (" " if text[-1].isspace() else "")
 
 
 def ending_loop(completion: str) -> str | None:
     """The repeated block when the completion ends inside a loop, else None: its last characters (at least 80,
     and at least two whole periods) repeat with one period of up to 1,000 characters, whitespace aside. A loop
     broken by a final answer ("Let me think. " * 1000 + "The answer is 7") does not end the completion."""
-    s = _WHITESPACE.sub(" ", completion[-_LOOP_WINDOW:]).rstrip()
+    s = single_spaced(completion[-_LOOP_WINDOW:]).rstrip()
     n = len(s)
     key_len = 24
     if n < _MIN_LOOP_CHARS:
