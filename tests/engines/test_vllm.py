@@ -11,10 +11,12 @@ machine's memory it reserves from ``gpu_memory_utilization``, kept small here.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -195,14 +197,14 @@ def test_the_judge_and_greedy_generation_through_vllm_equal_transformers(smollm2
           f"equal token for token, largest log-probability difference {gap:.2e}")
 
 
-def test_the_judge_through_openai_against_a_real_vllm_serve(smollm2_dir, real_items, transformers_judgments):
+@contextlib.contextmanager
+def _vllm_serve(model_dir: Path) -> Iterator[str]:
+    """``vllm serve`` of the model on loopback, as the served name ``smollm2``; yields its OpenAI base URL once
+    it answers its health check, and stops it on exit."""
     import httpx
 
-    from rewards import build_reward
-
-    expected_scores, _, expected_outputs = transformers_judgments
     port = free_port()
-    command = [str(Path(sys.executable).parent / "vllm"), "serve", str(smollm2_dir), "--port", str(port),
+    command = [str(Path(sys.executable).parent / "vllm"), "serve", str(model_dir), "--port", str(port),
                "--host", "127.0.0.1", "--dtype", "float32", "--gpu-memory-utilization", MEMORY,
                "--max-model-len", "4096", "--served-model-name", "smollm2"]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -215,13 +217,22 @@ def test_the_judge_through_openai_against_a_real_vllm_serve(smollm2_dir, real_it
                     break
             except httpx.HTTPError:
                 time.sleep(1)
-        judge = build_reward(f"judge:model=smollm2,backend=openai,base_url=http://127.0.0.1:{port}/v1,api_key=none,"
-                             "max_tokens=32,mode=probability")
-        scores = judge.score(_short(real_items))
-        outputs = _judge_outputs(judge, real_items)
+        yield f"http://127.0.0.1:{port}/v1"
     finally:
         proc.terminate()
         proc.wait(timeout=120)
+
+
+def test_the_judge_through_openai_against_a_real_vllm_serve(smollm2_dir, real_items, transformers_judgments):
+
+    from rewards import build_reward
+
+    expected_scores, _, expected_outputs = transformers_judgments
+    with _vllm_serve(smollm2_dir) as base_url:
+        judge = build_reward(f"judge:model=smollm2,backend=openai,base_url={base_url},api_key=none,"
+                             "max_tokens=32,mode=probability")
+        scores = judge.score(_short(real_items))
+        outputs = _judge_outputs(judge, real_items)
     _assert_same_outputs(outputs, expected_outputs)
     assert [s.verdict for s in scores] == [s.verdict for s in expected_scores]
     assert [s.value for s in scores] == pytest.approx([s.value for s in expected_scores], abs=PROBABILITY_TOLERANCE)
@@ -261,6 +272,21 @@ def test_each_verifier_protocol_through_vllm_equals_transformers(kind, smollm2_d
     assert scores == expected
     print(f"\n{kind} through vLLM against transformers, {len(items)} real items: outputs equal token for token; "
           f"reasons {[reason for _, _, reason in scores]}")
+
+
+def test_each_verifier_protocol_through_openai_against_a_real_vllm_serve(smollm2_dir, real_items):
+    """The published protocols over the ``openai`` backend, against ``vllm serve`` on the same weights: the greedy
+    outputs and scores of the transformers backend, for each protocol, through one server."""
+    items = _short(real_items)[:6]
+    options = "max_tokens=24,temperature=0"
+    kinds = ["compassverifier", "xverify", "general-verifier", "tinyv"]
+    # neither the folder's name nor the served one ends with a variant's name: each protocol takes its default
+    expected = {k: _protocol_outputs(f"{k}:model={smollm2_dir},{options},dtype=float32", items) for k in kinds}
+    with _vllm_serve(smollm2_dir) as base_url:
+        served = {k: _protocol_outputs(f"{k}:model=smollm2,backend=openai,base_url={base_url},api_key=none,"
+                                       f"{options}", items) for k in kinds}
+    for kind in kinds:
+        assert served[kind] == expected[kind], kind
 
 
 # -- policy evaluation ----------------------------------------------------------------------------------------------
