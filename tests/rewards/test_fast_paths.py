@@ -45,19 +45,19 @@ def plain_fixed_unit(question: str) -> str | None:
     return None if radians == degrees else ("radians" if radians else "degrees")
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(TEXT, st.integers(min_value=0, max_value=20))
 def test_answer_phrases_are_the_plain_patterns(text, start):
     assert _answer_phrases(text, start) == plain_answer_phrases(text, start)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(TEXT)
 def test_the_fixed_unit_is_the_plain_patterns(question):
     assert fixed_unit(question) == plain_fixed_unit(question)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(TEXT)
 def test_single_spacing_is_the_whitespace_regex(text):
     assert single_spaced(text) == re.sub(r"\s+", " ", text)
