@@ -195,13 +195,10 @@ def leaves_unevaluated(reference: str, answer: str) -> bool:
     return bool(_UNEVALUATED.search(sides[-1] if sides else answer))
 
 
-_SPACE = re.compile(r"\s+")
-
-
 def is_question_text(question: str, completion: str) -> bool:
     """True when the completion is the question, or a part of it of 20 characters or more, given back."""
-    said = _SPACE.sub(" ", completion).strip().lower()
-    asked = _SPACE.sub(" ", question).strip().lower()
+    said = single_spaced(completion).strip().lower()
+    asked = single_spaced(question).strip().lower()
     return len(said) >= 20 and said in asked
 
 
