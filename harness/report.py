@@ -54,7 +54,7 @@ def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
     """One row per run: accuracy per category (in the suite's column order), then AVG (overall accuracy). The
     default title names what the suite's categories are ("answer type", "attack family")."""
     if not title:
-        kinds = {run.settings.category_name or "category" for run in runs}
+        kinds = {run.category_name or "category" for run in runs}
         title = f"Accuracy by {kinds.pop() if len(kinds) == 1 else 'category'} (%)"
     columns: list[str] = []
     for run in runs:

@@ -11,14 +11,15 @@ from harness.commands.common import (
     store_note,
     store_option,
 )
+from harness.core.records import RunRecord
 from harness.core.store import RunStatus, StoreError
 from harness.published import load_published
 from harness.report import (
     FORMATS,
     Table,
     category_table,
-    compare_table,
     comparability,
+    compare_table,
     items_table,
     metrics_table,
     run_summary,
@@ -60,7 +61,7 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
     run = store.get(run_ref)
     tables = [Table("Run", ["field", "value"], [list(p) for p in run_summary(run)])]
     if run.metrics:
-        tables += [category_table([run]), metrics_table(run)]
+        tables += [*_categories([run]), metrics_table(run)]
     artifacts = store.artifacts(run.id)
     if artifacts:  # files the run wrote outside the store (a reward model's weights), by hash
         tables.append(Table("Files", ["step", "name", "sha256", "path"],
@@ -89,7 +90,13 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> Non
     compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
-    emit([compared] if fmt == "csv" else [category_table([a, b]), compared], fmt)  # csv: one table a stream
+    emit([compared] if fmt == "csv" else [*_categories([a, b]), compared], fmt)  # csv: one table a stream
+
+
+def _categories(runs: list[RunRecord]) -> list[Table]:
+    """The accuracy-by-category table, where a run has categories (an evaluation's suite, a policy's benchmarks);
+    a training run has none, and a table of empty cells would only hide its metrics."""
+    return [category_table(runs)] if any(m.group == "by_category" for r in runs for m in r.metrics) else []
 
 
 @click.command("tables")

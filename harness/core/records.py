@@ -170,6 +170,13 @@ class RunRecord(NewRun):
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in self.config.items() if k in names and v is not None})
 
+    @property
+    def category_name(self) -> str:
+        """What the run's categories are ("answer type", "attack family"), as its suite names them: only a reward
+        evaluation has a suite that does; other kinds say '' (a training run's categories are held-out sources)."""
+        settings = self.settings
+        return settings.category_name if isinstance(settings, EvalSettings) else ""
+
     def metric(self, name: str) -> float | None:
         for m in self.metrics:
             if m.name == name:

@@ -1,6 +1,8 @@
 """The harness command, through click's runner, on the packaged suite and the real VerifyBench-Hard subset."""
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -55,6 +57,37 @@ def test_runs_show_compare(run_cli):
     assert shown.exit_code == 0 and "Items" in shown.output and "verified" in shown.output
     compared = run_cli("compare", runs[1].id, runs[0].id, "--format", "csv")
     assert compared.exit_code == 0 and "accuracy" in compared.output
+
+
+
+COMMITTED_STORES = sorted((Path(__file__).resolve().parents[2] / "docs").glob("**/runs.sqlite"))
+
+
+@pytest.mark.parametrize("committed", COMMITTED_STORES, ids=lambda p: p.parent.name)
+def test_show_and_compare_read_every_run_of_a_committed_store(tmp_path, committed):
+    """The stores committed beside the reports hold training, warm-up, reward-model and evaluation runs: ``show``
+    prints each with the commit it ran, and ``compare`` takes any two of a kind, as the reports say they can."""
+    store_file = tmp_path / "runs.sqlite"
+    shutil.copy(committed, store_file)  # opening a store may migrate it: a copy
+
+    def invoke(*args):
+        return CliRunner().invoke(main, ["--store", str(store_file), *args], catch_exceptions=False)
+
+    runs = RunStore(store_file).runs(limit=10_000)
+    assert runs
+    for run in runs:
+        shown = invoke("show", run.id, "--format", "markdown")
+        assert shown.exit_code == 0, shown.output
+        assert run.id in shown.output and run.versions["commit"] in shown.output
+    by_kind: dict[str, list] = {}
+    for run in runs:
+        if run.metrics:
+            by_kind.setdefault(run.kind, []).append(run)
+    for same in by_kind.values():
+        if len(same) >= 2:
+            compared = invoke("compare", same[0].id, same[1].id, "--format", "markdown")
+            assert compared.exit_code == 0, compared.output
+            assert same[0].metrics[0].name in compared.output
 
 
 def test_user_errors_are_one_clear_line(run_cli):
