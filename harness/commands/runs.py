@@ -129,6 +129,9 @@ def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], s
     else:
         runs = [store.get(r) for r in run_refs] or store.runs(suite=suite, kind=RUN_KINDS[layout], status="complete",
                                                               limit=limit)
+        other = [f"{r.id} is a {r.kind} run" for r in runs if r.kind != RUN_KINDS[layout]]
+        if other:
+            raise click.UsageError(f"the {layout} layout reads {RUN_KINDS[layout]} runs; " + ", ".join(other))
         if not runs and published_mode != "all":
             looked = f"no complete {RUN_KINDS[layout]} runs" + (f" of suite {suite!r}" if suite else "")
             raise click.UsageError(f"{looked} in {store.path}: give RUN ids or --suite (or --published all for the "

@@ -90,6 +90,22 @@ def test_show_and_compare_read_every_run_of_a_committed_store(tmp_path, committe
             assert same[0].metrics[0].name in compared.output
 
 
+
+def test_a_table_given_runs_of_another_kind_says_which_kind_it_reads(tmp_path):
+    """A training run named in a paper's policy table (or an evaluation in the training table) is a user's slip:
+    one line that names the kind the layout reads, not an AttributeError from deep in the table."""
+    released = Path(__file__).resolve().parents[2] / "docs" / "cpu_scale" / "cooper_released" / "runs.sqlite"
+    store_file = tmp_path / "runs.sqlite"
+    shutil.copy(released, store_file)
+    store = RunStore(store_file)
+    train = store.runs(kind="train", status="complete", limit=1)[0]
+    for layout, wanted in (("cooper-rl", "policy-eval"), ("verifybench", "reward-eval"), ("verifiers", "reward-eval")):
+        result = CliRunner().invoke(main, ["--store", str(store_file), "tables", "--layout", layout, train.id])
+        assert result.exit_code == 2, (layout, result.output)
+        assert f"reads {wanted} runs" in result.output and f"{train.id} is a train run" in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def test_user_errors_are_one_clear_line(run_cli):
     typo = run_cli("eval", "--reward", "rul", "--suite", "sample")
     assert typo.exit_code == 1 and "did you mean 'rule'" in typo.output and "Traceback" not in typo.output
