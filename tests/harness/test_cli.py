@@ -59,7 +59,6 @@ def test_runs_show_compare(run_cli):
     assert compared.exit_code == 0 and "accuracy" in compared.output
 
 
-
 COMMITTED_STORES = sorted((Path(__file__).resolve().parents[2] / "docs").glob("**/runs.sqlite"))
 
 
@@ -90,10 +89,10 @@ def test_show_and_compare_read_every_run_of_a_committed_store(tmp_path, committe
             assert same[0].metrics[0].name in compared.output
 
 
-
 def test_a_table_given_runs_of_another_kind_says_which_kind_it_reads(tmp_path):
-    """A training run named in a paper's policy table (or an evaluation in the training table) is a user's slip:
-    one line that names the kind the layout reads, not an AttributeError from deep in the table."""
+    """A training run named for a layout that reads evaluations (a paper's policy table, VerifyBench's, the
+    verifiers') is a user's slip: one line that names the kind the layout reads, not an AttributeError from deep
+    in the table or a table of cells that mean nothing."""
     released = Path(__file__).resolve().parents[2] / "docs" / "cpu_scale" / "cooper_released" / "runs.sqlite"
     store_file = tmp_path / "runs.sqlite"
     shutil.copy(released, store_file)
