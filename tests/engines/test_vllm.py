@@ -224,7 +224,6 @@ def _vllm_serve(model_dir: Path) -> Iterator[str]:
 
 
 def test_the_judge_through_openai_against_a_real_vllm_serve(smollm2_dir, real_items, transformers_judgments):
-
     from rewards import build_reward
 
     expected_scores, _, expected_outputs = transformers_judgments
@@ -239,6 +238,9 @@ def test_the_judge_through_openai_against_a_real_vllm_serve(smollm2_dir, real_it
 
 
 # -- published verifier protocols ----------------------------------------------------------------------------------
+PROTOCOLS = ["compassverifier", "xverify", "general-verifier", "tinyv"]
+
+
 def _protocol_outputs(spec: str, items: list[Item]) -> tuple[list[str], list[tuple]]:
     """A protocol reward's greedy outputs and scores on the items; the reward (and a vLLM engine it holds) is
     released on return, so that the engines of several protocols are not held at once."""
@@ -257,7 +259,7 @@ def _protocol_outputs(spec: str, items: list[Item]) -> tuple[list[str], list[tup
     return texts, scores
 
 
-@pytest.mark.parametrize("kind", ["compassverifier", "xverify", "general-verifier", "tinyv"])
+@pytest.mark.parametrize("kind", PROTOCOLS)
 def test_each_verifier_protocol_through_vllm_equals_transformers(kind, smollm2_dir, real_items):
     """Each published protocol, named in the registry with ``backend=vllm``, gets the same greedy outputs token
     for token and reads the same scores as with the transformers backend: the protocol is a declared object over
@@ -279,7 +281,7 @@ def test_each_verifier_protocol_through_openai_against_a_real_vllm_serve(smollm2
     outputs and scores of the transformers backend, for each protocol, through one server."""
     items = _short(real_items)[:6]
     options = "max_tokens=24,temperature=0"
-    kinds = ["compassverifier", "xverify", "general-verifier", "tinyv"]
+    kinds = PROTOCOLS
     # neither the folder's name nor the served one ends with a variant's name: each protocol takes its default
     expected = {k: _protocol_outputs(f"{k}:model={smollm2_dir},{options},dtype=float32", items) for k in kinds}
     with _vllm_serve(smollm2_dir) as base_url:

@@ -62,12 +62,18 @@ def test_runs_show_compare(run_cli):
 COMMITTED_STORES = sorted((Path(__file__).resolve().parents[2] / "docs").glob("**/runs.sqlite"))
 
 
+def _copy_of(committed: Path, tmp_path: Path) -> Path:
+    """A committed store to work on: opening a store may migrate it, and the committed file stays as it is."""
+    store_file = tmp_path / "runs.sqlite"
+    shutil.copy(committed, store_file)
+    return store_file
+
+
 @pytest.mark.parametrize("committed", COMMITTED_STORES, ids=lambda p: p.parent.name)
 def test_show_and_compare_read_every_run_of_a_committed_store(tmp_path, committed):
     """The stores committed beside the reports hold training, warm-up, reward-model and evaluation runs: ``show``
     prints each with the commit it ran, and ``compare`` takes any two of a kind, as the reports say they can."""
-    store_file = tmp_path / "runs.sqlite"
-    shutil.copy(committed, store_file)  # opening a store may migrate it: a copy
+    store_file = _copy_of(committed, tmp_path)
 
     def invoke(*args):
         return CliRunner().invoke(main, ["--store", str(store_file), *args], catch_exceptions=False)
@@ -93,9 +99,8 @@ def test_a_table_given_runs_of_another_kind_says_which_kind_it_reads(tmp_path):
     """A training run named for a layout that reads evaluations (a paper's policy table, VerifyBench's, the
     verifiers') is a user's slip: one line that names the kind the layout reads, not an AttributeError from deep
     in the table or a table of cells that mean nothing."""
-    released = Path(__file__).resolve().parents[2] / "docs" / "cpu_scale" / "cooper_released" / "runs.sqlite"
-    store_file = tmp_path / "runs.sqlite"
-    shutil.copy(released, store_file)
+    [released] = [p for p in COMMITTED_STORES if p.parent.name == "cooper_released"]
+    store_file = _copy_of(released, tmp_path)
     store = RunStore(store_file)
     train = store.runs(kind="train", status="complete", limit=1)[0]
     for layout, wanted in (("cooper-rl", "policy-eval"), ("verifybench", "reward-eval"), ("verifiers", "reward-eval")):
