@@ -3,8 +3,8 @@
 One table for a before/after comparison of a change to the grader: accuracy on ProcessBench (with references),
 MathCheck-GSM and the VerifyBench-Hard subset, agreement with each answer-equivalence fixture source, and the
 false-positive and false-negative rates of each robustness family; each labelled source also per split or answer
-type. ``--plain`` adds the plain math-verify loop
-(``verify(parse(reference), parse(completion))``) on the same labelled items.
+type. ``--plain`` adds plain math-verify called as RL trainers call it (verl's convention: the reference boxed, see
+:mod:`rewards.plain_math_verify`) on the same labelled items, in a plain loop.
 
     python -m benchmarks.rule_accuracy [--plain] [--json FILE] [--show-misses N]
 """
@@ -17,6 +17,7 @@ from collections import defaultdict
 
 from benchmarks.fixture_agreement import agreement
 from rewards import Item
+from rewards.plain_math_verify import plain_verdict
 from rewards.rule import RuleReward
 from suites import build_suite
 
@@ -28,15 +29,7 @@ LABELLED = (
 
 
 def _plain_verdicts(items: list[Item]) -> list[bool]:
-    from math_verify import parse, verify
-
-    out = []
-    for it in items:
-        try:
-            out.append(bool(verify(parse(it.reference), parse(it.completion))))
-        except BaseException:  # noqa: BLE001 - math-verify's TimeoutException is a BaseException
-            out.append(False)
-    return out
+    return [plain_verdict(it.reference, it.completion, "boxed") for it in items]
 
 
 def measure(reward: RuleReward, plain: bool, show_misses: int) -> dict[str, dict[str, float]]:
@@ -84,7 +77,7 @@ def measure(reward: RuleReward, plain: bool, show_misses: int) -> dict[str, dict
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--plain", action="store_true", help="also score the plain math-verify loop")
+    parser.add_argument("--plain", action="store_true", help="also score plain math-verify, called as verl calls it")
     parser.add_argument("--json", default=None, help="write the figures to this file too")
     parser.add_argument("--show-misses", type=int, default=0, help="print up to N misses per labelled source")
     args = parser.parse_args()

@@ -16,8 +16,12 @@ REWARDS.add_lazy(
 )
 REWARDS.add_lazy(
     "mathverify", "rewards.plain_math_verify:MathVerifyReward",
-    "plain math-verify with its own defaults (the papers' baseline row), in killable worker processes",
+    "plain math-verify as RL trainers call it (gold=boxed: verl's; dollar, raw), in killable worker processes",
 )
+REWARDS.add_lazy("verl-math-verify", "rewards.field_graders:VerlMathVerify",
+                 "verl 0.9.1's own math_verify.compute_score, called as its trainer calls it (needs [verl])")
+REWARDS.add_lazy("verl-dapo", "rewards.field_graders:VerlDapo",
+                 "verl 0.9.1's own math_dapo.compute_score, the DAPO recipe's grader (needs [verl])")
 REWARDS.add_lazy("cooper", "rewards.cooper:CooperReward", "VerifyRM updated online from rule-verified pairs (Cooper)")
 REWARDS.add_lazy("judge", "rewards.judge:JudgeReward", "LLM-as-a-judge with the reference (VerifyBench protocol)")
 REWARDS.add_lazy(

@@ -30,6 +30,7 @@ EXTRA_FOR_MODULE = {
     "httpx": "openai",
     "tensorboard": "tensorboard",
     "wandb": "wandb",
+    "verl": "verl",
 }
 
 

@@ -1,24 +1,87 @@
-"""The ``mathverify`` reward is plain math-verify: on real labelled items its verdicts are those of a plain loop of
-``verify(parse(reference), parse(completion))``, and a hung item costs only itself."""
+"""The ``mathverify`` reward is plain math-verify as the field calls it: by default its verdicts on real labelled
+items are those of math-verify's own ``math_metric`` called as RL trainers call it (the reference boxed, LaTeX
+extraction for the gold, expression and LaTeX extraction for the prediction); each other convention equals its own
+plain loop; and a hung item costs only itself."""
 
 from __future__ import annotations
 
+import pytest
+
 from rewards import Item, build_reward
-from rewards.plain_math_verify import plain_verdict
 from suites import build_suite
 
 
-def test_its_verdicts_equal_a_plain_loop_on_real_items(data_root):
-    rows = [r for spec in ("mathcheck-gsm", "answer-equivalence") for r in build_suite(spec).load().rows[::9]]
-    items = [r.item for r in rows]
-    reward = build_reward("mathverify:workers=2")
+def _real_items(step: int = 9) -> list:
+    return [r for spec in ("processbench", "mathcheck-gsm", "answer-equivalence")
+            for r in build_suite(spec).load().rows[::step]]
+
+
+def _score(spec: str, items: list[Item]) -> list[bool]:
+    reward = build_reward(spec)
     try:
-        scores = reward.score(items)
+        return [s.verdict is True for s in reward.score(items)]
     finally:
         reward.close()
-    loop = [plain_verdict(it.reference, it.completion) for it in items]
-    assert [s.verdict is True for s in scores] == loop
-    assert any(loop) and not all(loop)  # both verdicts occur: the comparison can fail
+
+
+def _trainer_metric_verdicts(items: list[Item]) -> list[bool]:
+    """math-verify's own ``math_metric`` with the extraction targets RL code gives it (verl's math-verify reward
+    before 0.9 called exactly this), the reference wrapped in ``\\boxed{}``."""
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, math_metric
+
+    metric = math_metric(gold_extraction_target=(LatexExtractionConfig(),),
+                         pred_extraction_target=(ExprExtractionConfig(), LatexExtractionConfig()))
+    out = []
+    for it in items:
+        try:
+            value, _ = metric(["\\boxed{" + it.reference + "}"], [it.completion])
+        except BaseException:  # noqa: BLE001 - a trainer's loop scores an error 0
+            value = 0.0
+        out.append(value >= 1.0)
+    return out
+
+
+def test_the_default_is_the_trainers_call_on_real_items(data_root):
+    rows = _real_items()
+    items = [r.item for r in rows]
+    ours = _score("mathverify:workers=2", items)
+    theirs = _trainer_metric_verdicts(items)
+    differ = [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
+    assert len(differ) <= 0.0015 * len(items), [(items[i].reference, items[i].completion[-80:]) for i in differ[:5]]
+    assert any(ours) and not all(ours)  # both verdicts occur: the comparison can fail
+    labels = [r.label for r in rows]
+    raw = _score("mathverify:gold=raw,workers=2", items)
+    # the bare reference is the weaker call on real data: the comparison a table makes is against the stronger one
+    assert sum(a == y for a, y in zip(ours, labels)) > sum(a == y for a, y in zip(raw, labels))
+
+
+@pytest.mark.parametrize("gold", ["dollar", "raw"])
+def test_each_other_convention_equals_its_plain_loop(data_root, gold):
+    from math_verify import parse, verify
+
+    items = [r.item for r in _real_items(step=23)]
+    wrap = {"dollar": lambda ref: f"${ref}$", "raw": lambda ref: ref}[gold]
+
+    def loop(it: Item) -> bool:
+        try:
+            return bool(verify(parse(wrap(it.reference)), parse(it.completion)))
+        except BaseException:  # noqa: BLE001
+            return False
+
+    assert _score(f"mathverify:gold={gold},workers=2", items) == [loop(it) for it in items]
+
+
+def test_the_conventions_differ_where_the_reference_is_bare_latex():
+    """``2\\sqrt{3}`` as a bare reference parses to nothing under ``raw``: every answer to it is called wrong."""
+    items = [Item("", "2\\sqrt{3}", "The answer is $2\\sqrt 3$."), Item("", "\\frac{1}{2}", "so \\boxed{0.5}")]
+    assert _score("mathverify:gold=boxed,workers=1", items) == [True, True]
+    assert _score("mathverify:gold=dollar,workers=1", items) == [True, True]
+    assert _score("mathverify:gold=raw,workers=1", items)[0] is False
+
+
+def test_an_unknown_convention_is_refused_before_any_work():
+    with pytest.raises(Exception, match="gold"):
+        build_reward("mathverify:gold=latex")
 
 
 def test_a_hung_item_is_a_timeout_of_its_own():
