@@ -19,6 +19,64 @@ FORMATS = ("table", "markdown", "csv", "json")
 
 
 @dataclass(frozen=True)
+class Estimate:
+    """A figure with its uncertainty, as a table cell: ``value`` with its 95% interval ``[low, high]``
+    (``spread=None``), or ``value ± spread`` where the spread is a standard error or a standard deviation (named
+    by ``spread``). ``mark`` follows the figure (``*``: different from a baseline, by a paired test). The terminal
+    and Markdown print ``92.1 [89.0, 94.4]`` or ``34.3 ± 2.1``; CSV and JSON give the bounds (or the spread) their
+    own columns; LaTeX prints a spread with ``\\pm``."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    spread: str | None = None  # "se" or "sd": value ± error, with error in ``error``
+    error: float | None = None
+    mark: str = ""
+
+    @classmethod
+    def of(cls, metric: Metric | None) -> Estimate:
+        """A stored metric and its interval (none where the run kept none)."""
+        if metric is None:
+            return cls(None)
+        return cls(metric.value, metric.low, metric.high)
+
+    @classmethod
+    def spread_of(cls, value: float | None, error: float | None, kind: str) -> Estimate:
+        return cls(value, spread=kind, error=error)
+
+    @property
+    def has_uncertainty(self) -> bool:
+        return (self.low is not None and self.high is not None) or self.error is not None
+
+    def text(self, scale: float, decimals: int) -> str:
+        if self.value is None:
+            return "—"
+        body = f"{scale * self.value:.{decimals}f}"
+        if self.spread is not None and self.error is not None:
+            body += f" ± {scale * self.error:.{decimals}f}"
+        elif self.low is not None and self.high is not None:
+            body += f" [{scale * self.low:.{decimals}f}, {scale * self.high:.{decimals}f}]"
+        return body + self.mark
+
+    def columns(self, header: str) -> list[str]:
+        """The columns CSV and JSON give this cell: the value, then its bounds or its spread."""
+        if self.spread is not None:
+            return [header, f"{header} {self.spread}"]
+        return [header, f"{header} low", f"{header} high"]
+
+    def parts(self, scale: float | None, decimals: int) -> list[Any]:
+        """The values of :meth:`columns`: in percent, rounded as printed, with ``scale``; exact without."""
+        numbers = [self.value, self.error] if self.spread is not None else [self.value, self.low, self.high]
+        if scale is None:
+            return numbers
+        return [None if v is None else round(scale * v, decimals) for v in numbers]
+
+
+class PValue(float):
+    """A p-value: printed with two significant digits (``3.7e-09``), kept exact in CSV and JSON."""
+
+
+@dataclass(frozen=True)
 class Table:
     title: str
     headers: list[str]
@@ -33,6 +91,11 @@ class Table:
         value = self.rows[row][col]
         if value is None:
             return "—"
+        if isinstance(value, Estimate):
+            percent = col in self.percent_columns
+            return value.text(100.0 if percent else 1.0, self.decimals.get(col, 1) if percent else 4)
+        if isinstance(value, PValue):
+            return f"{value:.2g}"
         if isinstance(value, float):
             return f"{100 * value:.{self.decimals.get(col, 1)}f}" if col in self.percent_columns else f"{value:.4f}"
         return str(value)
@@ -45,9 +108,43 @@ class Table:
             return round(100 * value, self.decimals.get(col, 1))
         return value
 
+    def _estimate_columns(self) -> dict[int, Estimate]:
+        """The columns holding estimates, each with a sample cell that says which columns it spreads into."""
+        found: dict[int, Estimate] = {}
+        for row in self.rows:
+            for c, value in enumerate(row):
+                if isinstance(value, Estimate) and (c not in found or value.has_uncertainty):
+                    if c not in found or not found[c].has_uncertainty:
+                        found[c] = value
+        return found
+
+    def flat_headers(self) -> list[str]:
+        """The headers of CSV and JSON, where an estimate's bounds (or spread) have columns of their own."""
+        estimates = self._estimate_columns()
+        return [h for c, header in enumerate(self.headers)
+                for h in (estimates[c].columns(header) if c in estimates else [header])]
+
+    def flat_row(self, row: int, exact: bool) -> list[Any]:
+        """One row for CSV (``exact=False``: percentages as printed) or JSON (exact fractions)."""
+        estimates = self._estimate_columns()
+        out: list[Any] = []
+        for c, value in enumerate(self.rows[row]):
+            if c not in estimates:
+                out.append(value if exact else self.shown(row, c))
+                continue
+            sample = estimates[c]
+            cell = value if isinstance(value, Estimate) else Estimate(value)
+            cell = Estimate(cell.value, cell.low, cell.high, sample.spread, cell.error, cell.mark)
+            percent = c in self.percent_columns and not exact
+            out += cell.parts(100.0 if percent else None if exact else 1.0,
+                              self.decimals.get(c, 1) if percent else 6)
+        return out
+
     def as_records(self) -> list[dict[str, Any]]:
-        """The exact values (fractions in percent columns; JSON names those columns ``fractions``)."""
-        return [dict(zip(self.headers, row)) for row in self.rows]
+        """The exact values (fractions in percent columns; JSON names those columns ``fractions``), an estimate's
+        bounds in columns of their own."""
+        headers = self.flat_headers()
+        return [dict(zip(headers, self.flat_row(r, exact=True))) for r in range(len(self.rows))]
 
 
 def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
@@ -66,11 +163,24 @@ def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
     headers = ["run", "reward", *columns, "AVG"]
     rows = []
     for run in runs:
-        by_name = {m.name: m.value for m in run.metrics}
-        rows.append(
-            [run.id, run.reward, *(by_name.get(f"accuracy/{c}") for c in columns), by_name.get("accuracy")]
-        )
-    return Table(title, headers, rows, frozenset(range(2, len(headers))))
+        by_name = {m.name: m for m in run.metrics}
+        rows.append([run.id, run.reward, *(estimate(by_name.get(f"accuracy/{c}")) for c in columns),
+                     estimate(by_name.get("accuracy"))])
+    return Table(title, headers, rows, frozenset(range(2, len(headers))),
+                 notes=(INTERVAL_NOTE,) if any(isinstance(v, Estimate) and v.has_uncertainty
+                                               for row in rows for v in row) else ())
+
+
+INTERVAL_NOTE = ("[low, high]: the 95% interval (Wilson for a share of items, a seeded bootstrap over items for F1, "
+                 "AUROC, ECE and macro accuracy); ± a standard error (policies: over problems) or a standard "
+                 "deviation (over seeds), as the column says")
+
+
+def estimate(metric: Metric | None) -> Estimate | None:
+    """A metric as a cell: with its interval when the run kept one, else its bare value; absent, None."""
+    if metric is None or metric.value is None:
+        return None
+    return Estimate.of(metric)
 
 
 def _value(m: Metric) -> Any:
@@ -86,13 +196,14 @@ def metrics_table(run: RunRecord) -> Table:
         if m.group == "by_category":
             continue
         better = {True: "higher", False: "lower", None: ""}[m.higher_is_better]
-        rows.append([m.name, _value(m), m.n, better])
+        rows.append([m.name, Estimate.of(m) if m.interval is not None else _value(m), m.n, better])
     return Table(f"Metrics of run {run.id}", ["metric", "value", "n", "better"], rows)
 
 
 def runs_table(runs: Sequence[RunRecord]) -> Table:
     rows = [
-        [r.id, r.status_text, r.reward, r.suite, r.n_items, r.metric("accuracy"), r.created_at]
+        [r.id, r.status_text, r.reward, r.suite, r.n_items,
+         estimate(next((m for m in r.metrics if m.name == "accuracy"), None)), r.created_at]
         for r in runs
     ]
     return Table("Runs", ["run", "status", "reward", "suite", "items", "accuracy", "created"], rows, frozenset({5}),
@@ -125,7 +236,9 @@ def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False) -> Tabl
         if delta and m.higher_is_better is not None:
             verdict = "better" if (delta > 0) == m.higher_is_better else "worse"
         counts = isinstance(_value(m), int) and isinstance(_value(other), int)
-        rows.append([m.name, _value(m), _value(other), int(delta) if counts and delta is not None else delta, verdict])
+        rows.append([m.name, Estimate.of(m) if m.interval else _value(m),
+                     Estimate.of(other) if other.interval else _value(other),
+                     int(delta) if counts and delta is not None else delta, verdict])
     if for_reading:  # the runs named once: columns A and B keep each line short and the ids out of every line
         return Table(f"A = {a.id} ({a.reward}), B = {b.id} ({b.reward}); change = B - A",
                      ["metric", "A", "B", "change", "verdict"], rows)
@@ -165,16 +278,19 @@ def render_text(table: Table, fmt: str) -> str:
     if fmt == "json":
         payload: dict[str, Any] = {"title": table.title, "rows": table.as_records()}
         if table.percent_columns:  # exact fractions here; the other formats print them as percentages
-            payload["fractions"] = [table.headers[c] for c in sorted(table.percent_columns)]
+            flat = table.flat_headers()
+            payload["fractions"] = [h for h in flat
+                                    if any(h == table.headers[c] or h.startswith(table.headers[c] + " ")
+                                           for c in table.percent_columns)]
         if table.notes:
             payload["notes"] = list(table.notes)
         return json.dumps(payload, indent=2, default=str)
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf)
-        writer.writerow(table.headers)
+        writer.writerow(table.flat_headers())
         for r in range(len(table.rows)):  # as Markdown prints them: percentages where Markdown has them
-            writer.writerow(["" if v is None else v for v in (table.shown(r, c) for c in range(len(table.headers)))])
+            writer.writerow(["" if v is None else v for v in table.flat_row(r, exact=False)])
         return buf.getvalue()
     if fmt == "markdown":
         from tabulate import tabulate
@@ -252,7 +368,7 @@ def as_lines(table: Table) -> str:
 
 
 def _numeric_column(table: Table, col: int) -> bool:
-    return all(isinstance(row[col], (int, float)) or row[col] is None for row in table.rows)
+    return all(isinstance(row[col], (int, float, Estimate)) or row[col] is None for row in table.rows)
 
 
 def items_table(run: RunRecord, items: list[ItemRow], whole: bool) -> Table:
@@ -276,3 +392,76 @@ def items_table(run: RunRecord, items: list[ItemRow], whole: bool) -> Table:
     notes = () if data is not None else ("reference and completion not shown: the run's data is no longer where "
                                          "it was, or has changed since",) if run.kind == "reward-eval" else ()
     return Table("Items", headers + (["reference", "completion"] if data is not None else []), rows, notes=notes)
+
+
+def judged_right(item: ItemRow) -> bool:
+    """The reward judged the item as its label says (an abstention is a "not correct", as in the metrics)."""
+    return (item.verdict is True) == bool(item.label)
+
+
+def paired_items(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow]) -> bool:
+    """Two runs can be compared item by item: the same data, and the same labelled items in the same order."""
+    if not items_a or len(items_a) != len(items_b) or a.data_hash != b.data_hash:
+        return False
+    return all(x.idx == y.idx and x.uid == y.uid and x.label == y.label and x.label is not None
+               for x, y in zip(items_a, items_b))
+
+
+def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow]) -> Table:
+    """Accuracy of B against A: on the same items, the paired difference with its 95% interval and the exact
+    McNemar test on the items that flipped; on different items, the runs' own intervals and an unpaired interval
+    of the difference (which says so)."""
+    from harness.core.uncertainty import normal_interval, paired_comparison, wilson
+
+    headers = ["comparison", "items", "A", "B", "B - A", "right only in A", "right only in B", "McNemar p", "significant"]
+    if paired_items(a, b, items_a, items_b):
+        c = paired_comparison([judged_right(i) for i in items_a], [judged_right(i) for i in items_b])
+        row = ["paired (same items)", c.n,
+               Estimate(c.accuracy_a, *wilson(c.accuracy_a * c.n, c.n)),  # type: ignore[misc]
+               Estimate(c.accuracy_b, *wilson(c.accuracy_b * c.n, c.n)),  # type: ignore[misc]
+               Estimate(c.difference, c.low, c.high), c.only_a, c.only_b, PValue(c.p_value),
+               "yes" if c.significant() else "no"]
+        notes = ("B - A: the mean per-item difference with its 95% normal interval; McNemar: exact two-sided "
+                 "binomial test on the items right under one run only",)
+    else:
+        acc_a, acc_b = (next((m for m in r.metrics if m.name == "accuracy"), None) for r in (a, b))
+        if acc_a is None or acc_b is None or acc_a.value is None or acc_b.value is None:
+            return Table("Accuracy, B against A", headers, [], notes=("no accuracy to compare",))
+        from harness.core.uncertainty import half_width_stderr
+
+        ia = acc_a.interval or wilson(acc_a.value * acc_a.n, acc_a.n)
+        ib = acc_b.interval or wilson(acc_b.value * acc_b.n, acc_b.n)
+        se = (half_width_stderr(ia) ** 2 + half_width_stderr(ib) ** 2) ** 0.5 if ia and ib else None
+        difference = acc_b.value - acc_a.value
+        bounds = normal_interval(difference, se) or (None, None)
+        significant = "" if bounds[0] is None else "yes" if bounds[0] > 0 or bounds[1] < 0 else "no"
+        row = ["unpaired (different items)", f"{acc_a.n} / {acc_b.n}", Estimate(acc_a.value, *ia) if ia else None,
+               Estimate(acc_b.value, *ib) if ib else None, Estimate(difference, *bounds), None, None, None,
+               significant]
+        notes = ("the runs did not score the same items (or one kept none): no paired test; B - A has the normal "
+                 "interval of two independent proportions, wider than a paired one",)
+    return Table("Accuracy, B against A", headers, [row], frozenset({2, 3, 4}), notes)
+
+
+def flipped_table(a: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow], limit: int | None = 50) -> Table:
+    """The items whose verdict changed between two paired runs: id, label, both verdicts, and the reference and
+    the completion's end where the run's data can still be read."""
+    from harness.evaluate import scored_data
+
+    data = scored_data(a)
+    flipped = [(x, y) for x, y in zip(items_a, items_b) if judged_right(x) != judged_right(y)]
+    headers = ["idx", "uid", "label", "A verdict", "B verdict", "right under"]
+    if data is not None:
+        headers += ["reference", "completion (end)"]
+    rows = []
+    for x, y in flipped[:limit] if limit else flipped:
+        row: list[Any] = [x.idx, x.uid, x.label, x.verdict, y.verdict, "A" if judged_right(x) else "B"]
+        if data is not None:
+            item = data.rows[x.idx].item
+            row += [item.reference[:60], ("…" + item.completion[-80:] if len(item.completion) > 80
+                                          else item.completion).replace("\n", " ")]
+        rows.append(row)
+    shown = f"{len(rows)} of {len(flipped)}" if limit and len(flipped) > limit else str(len(flipped))
+    return Table(f"Flipped items ({shown})", headers, rows,
+                 notes=() if data is not None else ("reference and completion not shown: the run's data is not "
+                                                    "where it was, or has changed",))

@@ -14,9 +14,10 @@ from functools import partial
 from typing import Any
 
 from harness.core.spec import ComponentSpec, SpecError
-from harness.core.store import RunRecord
+from harness.core.store import ItemRow, Metric, RunRecord
+from harness.core.uncertainty import half_width_stderr, mean_and_sd, normal_interval
 from harness.published import Published, PublishedRow, caveats
-from harness.report import Table, category_table
+from harness.report import INTERVAL_NOTE, Estimate, Table, category_table, estimate, judged_right, paired_items
 from suites.math_benchmarks import display_name, table3
 
 PUBLISHED_MODES: tuple[str, ...] = ("matched", "all", "none")
@@ -32,9 +33,39 @@ def _by_name(run: RunRecord) -> dict[str, float | None]:
     return {m.name: m.value for m in run.metrics}
 
 
+def _metrics(run: RunRecord) -> dict[str, Metric]:
+    return {m.name: m for m in run.metrics}
+
+
 def _mean(values: Sequence[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return sum(present) / len(present) if present else None
+
+
+def _mean_estimate(cells: Sequence[Estimate | None]) -> Estimate | None:
+    """The mean of independent figures (one suite's, one benchmark's) with the normal 95% interval their own
+    intervals imply; without an interval where one of them has none."""
+    present = [c for c in cells if c is not None and c.value is not None]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    mean = sum(c.value for c in present) / len(present)  # type: ignore[misc]
+    if not all(c.low is not None and c.high is not None for c in present):
+        return Estimate(mean)
+    se = sum(half_width_stderr((c.low, c.high)) ** 2 for c in present) ** 0.5 / len(present)  # type: ignore[arg-type]
+    low, high = normal_interval(mean, se)  # type: ignore[misc]
+    if all(0.0 <= c.low <= c.high <= 1.0 for c in present):  # type: ignore[operator]
+        low, high = max(0.0, low), min(1.0, high)  # a mean of shares is a share: its bounds stay in [0, 1]
+    return Estimate(mean, low, high)
+
+
+def _seed_spread(values: Sequence[float]) -> Estimate | None:
+    """A mean over the seeds of one setting, ± their standard deviation."""
+    if not values:
+        return None
+    mean, sd = mean_and_sd(values)
+    return Estimate.spread_of(mean, sd, "sd")
 
 
 @dataclass(frozen=True)
@@ -53,9 +84,9 @@ class Layout:
         return self.value_columns()
 
 
-def _verifybench_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
-    m = _by_name(run)
-    return [run.reward], [*(m.get(f"accuracy/{c}") for c in _VERIFYBENCH_COLUMNS), m.get("accuracy")]
+def _verifybench_row(run: RunRecord) -> tuple[list[Any], list[Any]]:
+    m = _metrics(run)
+    return [run.reward], [*(estimate(m.get(f"accuracy/{c}")) for c in _VERIFYBENCH_COLUMNS), estimate(m.get("accuracy"))]
 
 
 def _verifybench_key(row: PublishedRow) -> list[Any]:
@@ -65,11 +96,11 @@ def _verifybench_key(row: PublishedRow) -> list[Any]:
     return [spec]
 
 
-def _cooper_row(run: RunRecord) -> tuple[list[Any], list[float | None]]:
-    m = _by_name(run)
-    values = [m.get(f"accuracy/{c}") for c in _table3_columns()]
+def _cooper_row(run: RunRecord) -> tuple[list[Any], list[Any]]:
+    m = _metrics(run)
+    values = [estimate(m.get(f"accuracy/{c}")) for c in _table3_columns()]
     policy = run.settings.base_policy or run.data_source
-    return [policy, run.settings.trained_with or "none"], [*values, _mean(values)]
+    return [policy, run.settings.trained_with or "none"], [*values, _mean_estimate(values)]
 
 
 def _cooper_key(row: PublishedRow) -> list[Any]:
@@ -88,17 +119,20 @@ LAYOUTS: dict[str, Layout] = {
 
 
 def paper_table(layout: str, runs: Sequence[RunRecord], published: Published | None = None,
-                mode: str = "matched") -> Table:
-    """One row per run in the layout; with published figures, each value column has the paper's beside it."""
+                mode: str = "matched", items_of: Callable[[RunRecord], list[ItemRow]] | None = None) -> Table:
+    """One row per run in the layout; with published figures, each value column has the paper's beside it. With
+    ``items_of``, a layout that compares rewards item by item (``verifiers``) marks the significant differences."""
     if mode not in PUBLISHED_MODES:
         raise ValueError(f"unknown published mode {mode!r}; choose {', '.join(PUBLISHED_MODES)}")
+    if items_of is not None and layout in PAIRED_TABLES:
+        return PAIRED_TABLES[layout](runs, items_of)
     return TABLES[layout](runs, published, mode)
 
 
 def _plain_table(spec: Layout, ours: list[tuple[list[Any], list[float | None]]]) -> Table:
     headers = [*spec.keys, *spec.columns]
     return Table(spec.title, headers, [[*keys, *values] for keys, values in ours],
-                 frozenset(range(len(spec.keys), len(headers))))
+                 frozenset(range(len(spec.keys), len(headers))), (INTERVAL_NOTE,) if ours else ())
 
 
 def _layout_table(layout: str, runs: Sequence[RunRecord], published: Published | None, mode: str) -> Table:
@@ -145,15 +179,17 @@ def _layout_table(layout: str, runs: Sequence[RunRecord], published: Published |
              for source in dict.fromkeys(row.source for row in shown)]
     notes += [f"{row.system}: {row.note}" for row in shown if row.note]
     notes += run_notes
+    notes.append(INTERVAL_NOTE + "; the papers' figures are printed as published, without one")
     return Table(spec.title, headers, rows, percent, tuple(notes), decimals)
 
 
 def robustness_layout(runs: Sequence[RunRecord]) -> Table:
     base = category_table(runs, "Robustness: accuracy by attack family (%)")
     headers = ["Reward", *base.headers[2:], "FPR", "FNR", "timeouts"]  # no run id: the layout is for papers
-    rows = [[run.reward, *row[2:], _by_name(run).get("false_positive_rate"), _by_name(run).get("false_negative_rate"),
-             _by_name(run).get("timeout_rate")] for row, run in zip(base.rows, runs)]
-    return Table(base.title, headers, rows, frozenset(range(1, len(headers))))
+    rows = [[run.reward, *row[2:], *(estimate(_metrics(run).get(name)) for name in
+                                     ("false_positive_rate", "false_negative_rate", "timeout_rate"))]
+            for row, run in zip(base.rows, runs)]
+    return Table(base.title, headers, rows, frozenset(range(1, len(headers))), (INTERVAL_NOTE,))
 
 
 def _spread(values: Sequence[float]) -> tuple[float | None, float | None, float | None, float | None]:
@@ -199,12 +235,12 @@ def training_layout(runs: Sequence[RunRecord]) -> Table:
         alarm = f"{sum(f is not None for f in fired)}/{len(fired)}"
         if any(f is not None for f in fired):
             alarm += " (steps " + ", ".join(str(int(f)) for f in fired if f is not None) + ")"
-        rows.append([reward, len(members), *held, _mean(values("final_train_reward")),
-                     _mean(values("final_rule_accuracy")), _mean(values("final_rm_probe_accuracy")),
-                     _mean(values("final_rm_probe_ranking")), _mean(values("final_rm_hole_pay")),
-                     _mean(values("mean_valid_pairs")), alarm])
+        rows.append([reward, len(members), *held, *(_seed_spread(values(name)) for name in (
+            "final_train_reward", "final_rule_accuracy", "final_rm_probe_accuracy", "final_rm_probe_ranking",
+            "final_rm_hole_pay", "mean_valid_pairs")), alarm])
     notes = ("held-out accuracy: the last held-out check of each run (greedy, the rule reward), mean, standard "
-             "deviation, min and max over the runs of the row; the other columns are means over them",)
+             "deviation, min and max over the runs of the row; the other columns are means over them ± their "
+             "standard deviation over the runs",)
     return Table("Training runs by reward (final values; spread across seeds)", headers, rows,
                  frozenset({2, 3, 4, 5, 6, 7, 8, 9, 10}), notes, {11: 1})
 
@@ -221,39 +257,73 @@ def _suite_name(run: RunRecord) -> str:
         return run.suite
 
 
-def verifiers_layout(runs: Sequence[RunRecord]) -> Table:
+BASELINE = "mathverify"  # the verifiers layout's baseline row: plain math-verify as trainers call it
+
+
+def verifiers_layout(runs: Sequence[RunRecord],
+                     items_of: Callable[[RunRecord], list[ItemRow]] | None = None) -> Table:
     """One row per reward, for choosing a verifier: accuracy on each labelled suite, F1 and calibration (their
     means over those suites), the false-positive rate on the robustness suite (how often a hacking input is
     paid), the abstention rate, and what it costs: items per second and the median and 99th-percentile seconds
-    of an item. Each cell comes from the newest run of that reward on that suite; "-" where none was run."""
+    of an item. Each cell comes from the newest run of that reward on that suite; "-" where none was run.
+
+    Each figure carries its 95% interval; a mean over suites the normal interval its suites' intervals imply.
+    With ``items_of`` (the store's items of a run), each suite's accuracy is compared item by item with the
+    baseline row's run on the same items (exact McNemar test): ``*`` marks a difference at p < 0.05, and a note
+    gives every difference with its interval and p-value."""
+    from harness.core.uncertainty import paired_comparison
+
     latest: dict[str, dict[str, RunRecord]] = {}
     for run in sorted(runs, key=lambda r: r.created_at):
         latest.setdefault(setting(run.reward), {})[_suite_name(run)] = run
     labelled = [name for name, _ in VERIFIER_SUITES]
     headers = ["Reward", *(title for _, title in VERIFIER_SUITES), "F1", "hacking FPR", "ECE", "AUROC", "abstain",
                "items/s", "p50 s", "p99 s"]
+    baseline = latest.get(BASELINE, {})
     rows = []
+    differences: list[str] = []
     for reward, by_suite in latest.items():
-        scored = [_by_name(by_suite[name]) for name in labelled if name in by_suite]
-        every = [_by_name(r) for r in by_suite.values()]
+        scored = [_metrics(by_suite[name]) for name in labelled if name in by_suite]
+        every = [_metrics(r) for r in by_suite.values()]
 
-        def mean_of(name: str, metrics: list[dict[str, float | None]]) -> float | None:
-            return _mean([m.get(name) for m in metrics])
+        def mean_of(name: str, metrics: list[dict[str, Metric]]) -> Estimate | None:
+            return _mean_estimate([estimate(m.get(name)) for m in metrics])
 
-        robustness = _by_name(by_suite["robustness"]) if "robustness" in by_suite else {}
+        accuracies: list[Estimate | None] = []
+        for name, title in VERIFIER_SUITES:
+            run = by_suite.get(name)
+            cell = estimate(_metrics(run).get("accuracy")) if run is not None else None
+            base = baseline.get(name)
+            if cell is not None and items_of is not None and base is not None and reward != BASELINE:
+                ours, theirs = items_of(run), items_of(base)  # type: ignore[arg-type]
+                if paired_items(base, run, theirs, ours):  # type: ignore[arg-type]
+                    c = paired_comparison([judged_right(i) for i in theirs], [judged_right(i) for i in ours])
+                    if c.significant():
+                        cell = Estimate(cell.value, cell.low, cell.high, mark="*")
+                    differences.append(f"{reward} - {BASELINE} on {title}: {100 * c.difference:+.1f} points "
+                                       f"[{100 * c.low:+.1f}, {100 * c.high:+.1f}], McNemar p = {c.p_value:.2g} "
+                                       f"({c.only_b} items right only under {reward}, {c.only_a} only under "
+                                       f"{BASELINE}, of {c.n})")
+            accuracies.append(cell)
+        robustness = _metrics(by_suite["robustness"]) if "robustness" in by_suite else {}
         rows.append([
-            reward, *(_by_name(by_suite[name]).get("accuracy") if name in by_suite else None for name in labelled),
-            mean_of("f1", scored), robustness.get("false_positive_rate"), mean_of("ece", scored),
-            mean_of("roc_auc", scored), mean_of("abstain_rate", every), mean_of("items_per_second", every),
-            mean_of("seconds_p50", every), mean_of("seconds_p99", every),
+            reward, *accuracies, mean_of("f1", scored), estimate(robustness.get("false_positive_rate")),
+            mean_of("ece", scored), mean_of("roc_auc", scored), mean_of("abstain_rate", every),
+            *(_mean([m[name].value for m in every if name in m])
+              for name in ("items_per_second", "seconds_p50", "seconds_p99")),
         ])
-    notes = (
+    notes = [
         "accuracy, F1, hacking FPR and abstain in %; F1, ECE and AUROC are means over the labelled suites run "
         "(ECE and AUROC only for rewards that give a probability); speed columns are means over every suite run, "
         "on the machine that ran them",
-    )
+        INTERVAL_NOTE + "; a mean over suites has the normal interval of its suites' intervals",
+    ]
+    if items_of is not None and baseline:
+        notes.append(f"*: accuracy differs from the {BASELINE} row's on the same items (exact McNemar test, "
+                     "p < 0.05); the differences:")
+        notes += differences
     return Table("Choosing a verifier: accuracy, calibration, hackability and cost", headers, rows,
-                 frozenset({1, 2, 3, 4, 5, 8}), notes)
+                 frozenset({1, 2, 3, 4, 5, 8}), tuple(notes))
 
 
 # Every table ``harness tables --layout`` renders; robustness and training tables have no published figures.
@@ -262,6 +332,10 @@ TABLES: dict[str, Callable[[Sequence[RunRecord], Published | None, str], Table]]
     "robustness": lambda runs, published, mode: robustness_layout(runs),
     "training": lambda runs, published, mode: training_layout(runs),
     "verifiers": lambda runs, published, mode: verifiers_layout(runs),
+}
+# Layouts that compare runs item by item when they can read the runs' items
+PAIRED_TABLES: dict[str, Callable[[Sequence[RunRecord], Callable[[RunRecord], list[ItemRow]]], Table]] = {
+    "verifiers": verifiers_layout,
 }
 RUN_KINDS = {**{name: layout.run_kind for name, layout in LAYOUTS.items()}, "robustness": "reward-eval",
              "training": "train", "verifiers": "reward-eval"}
@@ -275,4 +349,5 @@ def render_latex(table: Table) -> str:
 
     cells = [[table.cell(r, c) for c in range(len(table.headers))] for r in range(len(table.rows))]
     text = tabulate(cells, headers=table.headers, tablefmt="latex_booktabs", disable_numparse=True)
+    text = text.replace(" ± ", " $\\pm$ ")  # a spread; tabulate escapes TeX's specials in the cells, not this
     return text + "".join(f"\n% {note}" for note in table.notes)

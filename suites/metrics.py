@@ -3,20 +3,55 @@ confusion matrix, and how often the reward abstained, timed out or crashed.
 
 A score that abstains (``verdict is None``) counts as a "not correct" prediction for accuracy, as a reward
 that cannot judge gives the trainer no positive signal; its rate is reported separately.
+
+Each rate carries its 95% interval: Wilson for proportions of items, a seeded bootstrap over items for F1, macro
+accuracy, ROC-AUC and ECE (:mod:`harness.core.uncertainty`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from harness.core.items import REASON_CRASHED, REASON_TIMEOUT, Score
+from harness.core.uncertainty import bootstrap, wilson
 from suites.calibration import best_threshold, expected_calibration_error, is_continuous, roc_auc
 from suites.contract import Metric
 
 
 def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
+
+
+def proportion(name: str, value: float | None, higher_is_better: bool | None, n: int, group: str = "overall") -> Metric:
+    """A metric that is a share of ``n`` items, with its Wilson interval."""
+    interval = wilson(value * n, n) if value is not None and n else None
+    return Metric(name, value, higher_is_better, n, group, *(interval or (None, None)))
+
+
+def bootstrapped(metric: Metric, statistic: Callable[[Sequence], float | None], rows: Sequence) -> Metric:
+    """``metric`` with the percentile bootstrap interval of ``statistic`` over ``rows`` (the metric's own value is
+    ``statistic(rows)``)."""
+    if metric.value is None:
+        return metric
+    interval = bootstrap(statistic, rows)
+    return metric if interval is None else replace(metric, low=interval[0], high=interval[1])
+
+
+def _f1_of(rows: Sequence[tuple[bool, bool, str]]) -> float | None:
+    tp = sum(p and y for p, y, _ in rows)
+    fp = sum(p and not y for p, y, _ in rows)
+    fn = sum(y and not p for p, y, _ in rows)
+    return 2 * tp / (2 * tp + fp + fn) if tp else None  # as verifier_metrics: undefined without a true positive
+
+
+def _macro_of(rows: Sequence[tuple[bool, bool, str]]) -> float | None:
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for p, y, c in rows:
+        per[c][0] += p == y
+        per[c][1] += 1
+    return sum(right / n for right, n in per.values()) / len(per) if per else None
 
 
 def verifier_metrics(
@@ -48,14 +83,16 @@ def verifier_metrics(
     order = [c for c in column_order if c in per_cat] + sorted(c for c in per_cat if c not in column_order)
     cat_acc = [per_cat[c][0] / per_cat[c][1] for c in order]
 
+    rows = list(zip(predicted, labels, categories))
     out = [
-        Metric("accuracy", _ratio(tp + tn, n), True, n),
-        Metric("macro_accuracy", sum(cat_acc) / len(cat_acc) if cat_acc else None, True, n),
-        Metric("precision", precision, True, tp + fp),
-        Metric("recall", recall, True, tp + fn),
-        Metric("f1", f1, True, n),
+        proportion("accuracy", _ratio(tp + tn, n), True, n),
+        bootstrapped(Metric("macro_accuracy", sum(cat_acc) / len(cat_acc) if cat_acc else None, True, n),
+                     _macro_of, rows),
+        proportion("precision", precision, True, tp + fp),
+        proportion("recall", recall, True, tp + fn),
+        bootstrapped(Metric("f1", f1, True, n), _f1_of, rows),
     ]
-    out += [Metric(f"accuracy/{c}", a, True, per_cat[c][1], "by_category") for c, a in zip(order, cat_acc)]
+    out += [proportion(f"accuracy/{c}", a, True, per_cat[c][1], "by_category") for c, a in zip(order, cat_acc)]
     out += [
         Metric("true_positive", tp, None, n, "confusion"),
         Metric("false_positive", fp, None, n, "confusion"),
@@ -65,10 +102,10 @@ def verifier_metrics(
     out += calibration_metrics(labels, scores, categories, order)
     reasons = [s.reason for s in scores]
     out += [
-        Metric("abstain_rate", _ratio(sum(s.verdict is None for s in scores), n), False, n, "health"),
-        Metric("timeout_rate", _ratio(reasons.count(REASON_TIMEOUT), n), False, n, "health"),
-        Metric("crash_rate", _ratio(reasons.count(REASON_CRASHED), n), False, n, "health"),
-        Metric("label_positive_rate", _ratio(sum(labels), n), None, n, "health"),
+        proportion("abstain_rate", _ratio(sum(s.verdict is None for s in scores), n), False, n, "health"),
+        proportion("timeout_rate", _ratio(reasons.count(REASON_TIMEOUT), n), False, n, "health"),
+        proportion("crash_rate", _ratio(reasons.count(REASON_CRASHED), n), False, n, "health"),
+        proportion("label_positive_rate", _ratio(sum(labels), n), None, n, "health"),
     ]
     return out
 
@@ -87,9 +124,42 @@ def calibration_metrics(labels: Sequence[bool], scores: Sequence[Score], categor
         suffix, group = (f"/{name}", "calibration_by_category") if name else ("", "calibration")
         best = best_threshold(ys, vs)
         out += [
-            Metric(f"roc_auc{suffix}", roc_auc(ys, vs), True, len(rows), group),
-            Metric(f"ece{suffix}", expected_calibration_error(ys, vs), False, len(rows), group),
+            bootstrapped(Metric(f"roc_auc{suffix}", roc_auc(ys, vs), True, len(rows), group), _auc_of, rows),
+            bootstrapped(Metric(f"ece{suffix}", expected_calibration_error(ys, vs), False, len(rows), group),
+                         _ece_of, rows),
             Metric(f"best_threshold{suffix}", best.threshold if best else None, None, len(rows), group),
-            Metric(f"best_threshold_accuracy{suffix}", best.accuracy if best else None, True, len(rows), group),
+            proportion(f"best_threshold_accuracy{suffix}", best.accuracy if best else None, True, len(rows), group),
         ]
     return out
+
+
+def _auc_of(rows: Sequence[tuple[bool, float]]) -> float | None:
+    return roc_auc([y for y, _ in rows], [v for _, v in rows])
+
+
+def _ece_of(rows: Sequence[tuple[bool, float]]) -> float | None:
+    return expected_calibration_error([y for y, _ in rows], [v for _, v in rows])
+
+
+def backfill_intervals(labels: Sequence[bool], scores: Sequence[Score], categories: Sequence[str],
+                       stored: Sequence[Metric]) -> dict[str, tuple[float, float]]:
+    """The intervals of a run stored before intervals were kept, from its stored items: the metrics recomputed
+    from the items, and each interval kept where the recomputed value is the stored one (a metric the items no
+    longer give, or give otherwise, keeps none). Proportions the items do not give (a robustness suite's
+    false-positive rate) get their Wilson interval from the stored value and count."""
+    recomputed = {m.name: m for m in verifier_metrics(labels, scores, categories)}
+    out: dict[str, tuple[float, float]] = {}
+    for m in stored:
+        if m.interval is not None or m.value is None:
+            continue
+        again = recomputed.get(m.name)
+        if again is not None and again.interval is not None and again.value is not None \
+                and abs(again.value - m.value) < 1e-9:
+            out[m.name] = again.interval
+        elif m.name in PROPORTIONS_WITHOUT_ITEMS and m.n:
+            out[m.name] = wilson(m.value * m.n, m.n)  # type: ignore[assignment]
+    return out
+
+
+# proportions a suite computes beyond verifier_metrics (the robustness suite's rates)
+PROPORTIONS_WITHOUT_ITEMS = frozenset({"false_positive_rate", "false_negative_rate"})

@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.core.items import REASON_TIMEOUT, Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
+from suites.metrics import proportion
 from suites.loading import DataError, read_local
 from suites.sampling import stratified
 
@@ -53,13 +54,14 @@ class RobustnessSuite:
         fn = sum(s.verdict is not True for _, s in accepts)
         correct = len(data.rows) - fp - fn
         out = [
-            Metric("accuracy", correct / len(data.rows), True, len(data.rows)),
-            Metric("false_positive_rate", fp / len(rejects) if rejects else None, False, len(rejects)),
-            Metric("false_negative_rate", fn / len(accepts) if accepts else None, False, len(accepts)),
-            Metric("timeout_rate", sum(s.reason == REASON_TIMEOUT for s in scores) / len(scores), False, len(scores), "health"),
+            proportion("accuracy", correct / len(data.rows), True, len(data.rows)),
+            proportion("false_positive_rate", fp / len(rejects) if rejects else None, False, len(rejects)),
+            proportion("false_negative_rate", fn / len(accepts) if accepts else None, False, len(accepts)),
+            proportion("timeout_rate", sum(s.reason == REASON_TIMEOUT for s in scores) / len(scores), False,
+                       len(scores), "health"),
         ]
         per: dict[str, list[bool]] = defaultdict(list)
         for r, s in zip(data.rows, scores):
             per[r.category].append((s.verdict is True) == r.label)
-        out += [Metric(f"accuracy/{fam}", sum(v) / len(v), True, len(v), "by_category") for fam, v in per.items()]
+        out += [proportion(f"accuracy/{fam}", sum(v) / len(v), True, len(v), "by_category") for fam, v in per.items()]
         return out

@@ -1,5 +1,5 @@
-"""Regenerates tests/golden/*: the paper-layout tables rendered from runs of the rule reward, which is
-deterministic, on the packaged sample suite, the VerifyBench-Hard subset in ../shared/data and the robustness
+"""Regenerates tests/golden/*: the paper-layout tables rendered from runs of the rule reward and plain
+math-verify, which are deterministic, on the packaged sample suite, the VerifyBench-Hard subset in ../shared/data and the robustness
 suite, with the papers' published figures beside them where a paper has the same row. Run from the repository root after a deliberate change to the rule reward or the layouts:
 ``HARNESS_DATA_ROOT=../shared/data python tools/make_golden_tables.py``."""
 
@@ -17,14 +17,16 @@ from harness.tables import paper_table, render_latex
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 CASES = {
     "verifybench_hard_rule": ("verifybench-hard", "verifier/verifybench_hard_subset_longjudgebench", "verifybench-hard"),
+    "verifybench_hard_mathverify": ("verifybench-hard", "verifier/verifybench_hard_subset_longjudgebench",
+                                    "verifybench-hard", "mathverify"),
     "sample_rule": ("sample", None, "verifybench"),
     "robustness_rule": ("robustness", None, "robustness"),
 }
 
 
 def render(store: RunStore, name: str) -> dict[str, str]:
-    suite, data, layout = CASES[name]
-    run = evaluate_reward(EvalRequest("rule", suite, data), store)
+    suite, data, layout, *reward = CASES[name]
+    run = evaluate_reward(EvalRequest(reward[0] if reward else "rule", suite, data), store)
     table = paper_table(layout, [run], load_published())
     return {"md": render_text(table, "markdown") + "\n", "tex": render_latex(table) + "\n"}
 

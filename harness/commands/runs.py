@@ -20,8 +20,11 @@ from harness.report import (
     category_table,
     comparability,
     compare_table,
+    flipped_table,
     items_table,
     metrics_table,
+    paired_items,
+    paired_table,
     run_summary,
     runs_table,
 )
@@ -79,18 +82,29 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
 @click.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
+@click.option("--flipped", type=click.IntRange(min=0), default=50, show_default=True,
+              help="List up to this many items whose verdict changed (0: all).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @store_option
 @click.pass_context
 @friendly
-def compare_command(ctx: click.Context, run_a: str, run_b: str, fmt: str) -> None:
-    """Compare the metrics of two runs."""
+def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fmt: str) -> None:
+    """Compare two runs: their metrics side by side, and their accuracy with its uncertainty. On the same items,
+    the paired difference with its 95% interval, the exact McNemar test and the items that flipped; on
+    different items, an unpaired interval that says so."""
     store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
     compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
-    emit([compared] if fmt == "csv" else [*_categories([a, b]), compared], fmt)  # csv: one table a stream
+    items_a, items_b = store.items(a.id), store.items(b.id)
+    tables = [paired_table(a, b, items_a, items_b)]
+    if paired_items(a, b, items_a, items_b):
+        tables.append(flipped_table(a, items_a, items_b, flipped or None))
+    if fmt == "csv":  # one table a stream
+        emit([compared], fmt)
+        return
+    emit([*_categories([a, b]), compared, *tables], fmt)
 
 
 def _categories(runs: list[RunRecord]) -> list[Table]:
@@ -137,7 +151,8 @@ def tables_command(ctx: click.Context, layout: str, run_refs: tuple[str, ...], s
             raise click.UsageError(f"{looked} in {store.path}: give RUN ids or --suite (or --published all for the "
                                    "papers' rows alone)")
     published = None if published_mode == "none" else load_published(published_file)
-    table = paper_table(layout, runs, published, published_mode)
+    table = paper_table(layout, runs, published, published_mode,
+                        items_of=(lambda run: store.items(run.id)) if runs else None)
     if fmt == "latex":
         click.echo(render_latex(table))
     else:

@@ -46,13 +46,20 @@ def content_hash(data: bytes | str) -> str:
 @dataclass(frozen=True)
 class Metric:
     """One number of a run, as suites compute it and the store keeps it. ``n`` is how many items it aggregates;
-    ``group`` sorts metrics into tables (``overall``, ``by_category``, ``confusion``, ``health``, ``training``)."""
+    ``group`` sorts metrics into tables (``overall``, ``by_category``, ``confusion``, ``health``, ``training``);
+    ``low`` and ``high`` bound its 95% interval where it has one (:mod:`harness.core.uncertainty` says which)."""
 
     name: str
     value: float | None
     higher_is_better: bool | None
     n: int
     group: str = "overall"
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return None if self.low is None or self.high is None else (self.low, self.high)
 
 
 @dataclass(frozen=True)

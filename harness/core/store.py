@@ -37,8 +37,8 @@ from harness.core.records import (  # noqa: F401 - the records are read from her
 )
 
 # 2: the steps table (training runs); 3: items keep their detail, data_hash is a hash or ''; 4: per-step probe
-# scores and artifacts (files a run wrote, by hash)
-SCHEMA_VERSION = 4
+# scores and artifacts (files a run wrote, by hash); 5: metrics keep their 95% interval (low, high)
+SCHEMA_VERSION = 5
 
 _log = logging.getLogger(__name__)
 
@@ -91,6 +91,8 @@ CREATE TABLE IF NOT EXISTS metrics (
     higher_is_better INTEGER,
     n INTEGER NOT NULL,
     grp TEXT NOT NULL,
+    low REAL,
+    high REAL,
     PRIMARY KEY (run_id, name)
 );
 CREATE TABLE IF NOT EXISTS steps (
@@ -236,13 +238,19 @@ class RunStore:
             if n_items is not None:
                 db.execute("UPDATE runs SET n_items=? WHERE id=?", (n_items, run_id))
             db.executemany(
-                "INSERT INTO metrics VALUES (?,?,?,?,?,?)",
-                [(run_id, m.name, m.value, _int(m.higher_is_better), m.n, m.group) for m in metrics],
+                "INSERT INTO metrics (run_id, name, value, higher_is_better, n, grp, low, high) VALUES (?,?,?,?,?,?,?,?)",
+                [(run_id, m.name, m.value, _int(m.higher_is_better), m.n, m.group, m.low, m.high) for m in metrics],
             )
             db.execute(
                 "UPDATE runs SET status=?, finished_at=?, wall_seconds=? WHERE id=?",
                 (RunStatus.COMPLETE.value, _now(), wall_seconds, run_id),
             )
+
+    def set_intervals(self, run_id: str, intervals: dict[str, tuple[float, float]]) -> None:
+        """Give a stored run's metrics their 95% intervals (a run stored before intervals were kept)."""
+        with self._connect() as db:
+            db.executemany("UPDATE metrics SET low=?, high=? WHERE run_id=? AND name=?",
+                           [(low, high, run_id, name) for name, (low, high) in intervals.items()])
 
     def log_step(self, run_id: str, step: int, values: dict[str, float]) -> None:
         """Per-step values of a training run; written as they come, so a crashed run keeps its curve."""
@@ -371,10 +379,10 @@ class RunStore:
         with self._connect() as db:
             row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id=?", (run_id,)).fetchone()
             metrics = db.execute(
-                "SELECT name, value, higher_is_better, n, grp FROM metrics WHERE run_id=? ORDER BY rowid", (run_id,)
-            ).fetchall()
+                "SELECT name, value, higher_is_better, n, grp, low, high FROM metrics WHERE run_id=? ORDER BY rowid",
+                (run_id,)).fetchall()
             owner = db.execute("SELECT host, pid FROM owners WHERE run_id=?", (run_id,)).fetchone()
-        record = _run_from_row(row, [Metric(n, v, _bool_or_none(h), c, g) for n, v, h, c, g in metrics])
+        record = _run_from_row(row, [Metric(n, v, _bool_or_none(h), c, g, lo, hi) for n, v, h, c, g, lo, hi in metrics])
         if record.status is RunStatus.RUNNING and owner is not None and _gone(*owner):
             return replace(record, orphaned=True)
         return record
@@ -453,6 +461,11 @@ def _int(v: bool | None) -> int | None:
 
 def _migrate(db: sqlite3.Connection, version: int) -> None:
     """Bring a store of an older schema up to date, keeping its runs (the schema script added new tables)."""
+    if version < 5:  # intervals: empty for the runs before them (``suites.metrics.backfill_intervals`` fills them)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(metrics)")}
+        for column in ("low", "high"):
+            if column not in columns:
+                db.execute(f"ALTER TABLE metrics ADD COLUMN {column} REAL")
     if version < 3:
         columns = {row[1] for row in db.execute("PRAGMA table_info(items)")}
         if "detail" not in columns:

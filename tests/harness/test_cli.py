@@ -41,8 +41,10 @@ def test_eval_verifybench_hard_per_type_table(run_cli, data_root):
     category, metrics = json.loads(result.stdout)
     assert "accuracy" in {row["metric"] for row in metrics["rows"]}
     [row] = category["rows"]
-    assert set(row) == {"run", "reward", "Numeric", "Expression", "Multi-choice", "String", "AVG"}
-    assert all(0.0 <= row[k] <= 1.0 for k in ("Numeric", "Expression", "Multi-choice", "String", "AVG"))
+    figures = ("Numeric", "Expression", "Multi-choice", "String", "AVG")
+    assert set(row) == {"run", "reward", *figures, *(f"{k} {b}" for k in figures for b in ("low", "high"))}
+    assert all(0.0 <= row[f"{k} low"] <= row[k] <= row[f"{k} high"] <= 1.0 for k in figures)  # each with its interval
+    assert set(category["fractions"]) == set(row) - {"run", "reward"}
     run = run_cli.store().get(row["run"])
     assert run.n_items == 316 and len(run_cli.store().items(run.id)) == 316
 

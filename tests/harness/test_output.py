@@ -30,7 +30,8 @@ def test_every_robustness_family_is_on_a_line_with_its_figure(robustness_run):
     families = {r.category for r in build_suite("robustness").load().rows}
     assert len(families) > 15
     for family in families:
-        assert re.search(rf"^│ {re.escape(family)}\s+│\s+\d+\.\d\s+│$", out, re.M), f"{family} not shown with its figure"
+        assert re.search(rf"^│ {re.escape(family)}\s+│\s+\d+\.\d \[\d+\.\d, \d+\.\d\]\s+│$", out, re.M), \
+            f"{family} not shown with its figure and its interval"
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
@@ -48,7 +49,8 @@ def test_runs_and_items_keep_ids_and_dates_whole(robustness_run, columns):
                                          items, re.M)
     metrics = _cli("--store", store, "show", "latest", columns=columns).stdout
     rejects = sum(not r.label for r in rows)
-    assert re.search(rf"false_positive_rate\W+0\.0000\W+{rejects}\W+lower", metrics)  # names with their values
+    # names with their values and intervals
+    assert re.search(rf"false_positive_rate\W+0\.0000 \[0\.0000, 0\.0\d+\]\W+{rejects}\W+lower", metrics)
 
 
 def test_a_table_is_turned_then_put_a_row_a_line_only_when_it_does_not_fit():
@@ -108,5 +110,6 @@ def test_piped_runs_lines_name_only_what_needs_a_name(robustness_run):
     store, _ = robustness_run
     listed = _cli("--store", store, "runs", columns=30).stdout.splitlines()  # no box fits: a row a line
     line = next(line for line in listed if re.match(r"\d{8}-\d{6}-[0-9a-f]{6}  ", line))
-    assert re.match(r"^\S+  complete  rule\S*  robustness  items=\d+  accuracy=\d+\.\d  \d{4}-\d\d-\d\dT", line)
-    assert len(line) < 120  # the same line with every header named ran to 140
+    assert re.match(r"^\S+  complete  rule\S*  robustness  items=\d+  accuracy=\d+\.\d \[\d+\.\d, \d+\.\d\]  "
+                    r"\d{4}-\d\d-\d\dT", line)
+    assert len(line) < 140  # the same line with every header named ran to 160

@@ -52,18 +52,22 @@ def test_identity_of_reward_and_policy_runs(store):
     assert run_identity(untrained) == {"policy": "Llama-3.2-1B-Instruct", "reward": "none"}
 
 
-def test_rule_run_on_verifybench_hard_is_shown_beside_math_verify(store):
+def test_plain_math_verify_on_verifybench_hard_is_shown_beside_the_papers_math_verify_row(store):
+    """The paper's math-verify row is plain math-verify: ``mathverify`` matches it, and the rule reward (which adds
+    rules of its own) does not."""
     published = load_published()
-    run = _reward_run(store, "rule", "verifybench-hard",
+    rule = _reward_run(store, "rule", "verifybench-hard", {"all": 0.75})
+    assert published.matching("verifybench-hard", rule) is None
+    run = _reward_run(store, "mathverify", "verifybench-hard",
                       {"Numeric": 0.9, "Expression": 0.8, "Multi-choice": 0.7, "String": 0.6, "all": 0.75})
     table = paper_table("verifybench-hard", [run], published)
     assert table.headers[:3] == ["Reward", "Num", "Num (paper)"] and table.headers[-2:] == ["Paper row", "Source"]
     [row] = table.rows
-    assert row[0] == "rule" and row[-2] == "math-verify 0.8.0" and "2505.15801" in row[-1]
+    assert row[0] == "mathverify" and row[-2] == "math-verify 0.8.0" and "2505.15801" in row[-1]
     assert table.cell(0, 1) == "90.0" and table.cell(0, 2) == "84.52"  # ours, then the paper's as printed
     assert table.cell(0, table.headers.index("AVG (paper)")) == "76.00"
     assert any("math-verify 0.8.0" in note for note in table.notes)
-    assert "rule scored 10 items of verifybench-hard; the paper's figures are over 1000." in table.notes
+    assert "mathverify scored 10 items of verifybench-hard; the paper's figures are over 1000." in table.notes
 
 
 def test_same_reward_on_other_data_is_not_the_same_row(store):
@@ -71,7 +75,8 @@ def test_same_reward_on_other_data_is_not_the_same_row(store):
     run = _reward_run(store, "rule", "sample", {"Numeric": 1.0, "all": 1.0})
     assert published.matching("verifybench", run) is None
     table = paper_table("verifybench", [run], published)  # nothing matched: no columns of dashes
-    assert table.headers == ["Reward", "Num", "Exp", "MC", "Str", "AVG"] and not table.notes
+    assert table.headers == ["Reward", "Num", "Exp", "MC", "Str", "AVG"]
+    assert not any("2505.15801" in note for note in table.notes)
     listed = paper_table("verifybench", [run], published, "all")
     assert listed.rows[0][-2:] == [None, None] and len(listed.rows) == 30
     assert all(listed.cell(0, i) == "—" for i, h in enumerate(listed.headers) if h.endswith("(paper)"))

@@ -24,7 +24,7 @@ def test_cooper_rl_layout_from_policy_runs(store):
                                 Metric("accuracy/SVAMP", 0.5, True, 1, "by_category")], 1.0)
     table = paper_table("cooper-rl", [store.get(run_id)])
     assert table.headers == ["Policy", "Trained with", "GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "Avg"]
-    assert table.rows[0][:2] == ["Qwen2.5-1.5B-Instruct", "cooper:model=rm"] and table.rows[0][-1] == pytest.approx(0.6)
+    assert table.rows[0][:2] == ["Qwen2.5-1.5B-Instruct", "cooper:model=rm"] and table.rows[0][-1].value == pytest.approx(0.6)
     assert table.cell(0, 4) == "—"  # not run
 
 
@@ -44,9 +44,13 @@ def test_the_verifiers_layout_puts_each_rewards_suites_side_by_side(store, data_
     assert set(rows) == {"rule", "mathverify:workers=1"}
     newest = {(r.reward, r.suite): {m.name: m.value for m in r.metrics} for r in reversed(runs)}  # oldest first
     rule_gsm, mv_pb = newest[("rule", "mathcheck-gsm")], newest[("mathverify:workers=1", "processbench")]
-    assert rows["rule"]["MathCheck-GSM"] == rule_gsm["accuracy"] and rows["rule"]["ProcessBench"] is None
-    assert rows["rule"]["hacking FPR"] == newest[("rule", "robustness")]["false_positive_rate"]
-    assert rows["mathverify:workers=1"]["ProcessBench"] == mv_pb["accuracy"]
+    assert rows["rule"]["MathCheck-GSM"].value == rule_gsm["accuracy"] and rows["rule"]["ProcessBench"] is None
+    assert rows["rule"]["hacking FPR"].value == newest[("rule", "robustness")]["false_positive_rate"]
+    assert rows["mathverify:workers=1"]["ProcessBench"].value == mv_pb["accuracy"]
+    for cell in (rows["rule"]["MathCheck-GSM"], rows["rule"]["hacking FPR"]):  # each with its (Wilson) interval
+        assert cell.low <= cell.value <= cell.high and cell.low < cell.high
+    f1 = rows["rule"]["F1"]  # a bootstrap interval, which a perfect score on 30 items leaves at [1, 1]
+    assert f1.low is not None and f1.low <= f1.value <= f1.high
     assert rows["mathverify:workers=1"]["hacking FPR"] is None
     for name in ("items_per_second", "seconds_p50", "seconds_p99"):
         assert rule_gsm[name] is not None and rule_gsm[name] >= 0
@@ -112,7 +116,8 @@ def test_training_layout_and_figures_aggregate_seeds(store, tmp_path):
     table = paper_table("training", [store.get(i) for i in ids])
     cooper, static = table.rows
     assert cooper[:3] == ["cooper:model=m", 2, pytest.approx(0.6)] and cooper[3] == pytest.approx(0.1414, abs=1e-3)
-    assert cooper[-2] == 8.0 and cooper[-1] == "0/2"
+    assert cooper[-2].value == 8.0 and cooper[-2].error == 0.0 and cooper[-1] == "0/2"
+    assert cooper[6].value == 0.5 and cooper[6].spread == "sd"  # a mean over seeds with its spread
     assert static[1] == 1 and static[-1] == "1/1 (steps 3)"
     written = plots.training_dynamics(store, ids, tmp_path / "dyn") + plots.reward_model_accuracy(store, ids, tmp_path / "rm")
     texts = svg_texts(written[1])  # the seeds of one setting are one series with a band, the static model another
@@ -143,6 +148,6 @@ def test_the_published_verifiers_table_is_made_again_from_its_committed_store(tm
     copy.write_bytes((folder / "runs.sqlite").read_bytes())  # opening a store may migrate it: a copy
     store = RunStore(copy)
     runs = store.runs(kind="reward-eval", status="complete", limit=50)
-    table = render_text(paper_table("verifiers", runs), "markdown").strip()
+    table = render_text(paper_table("verifiers", runs, items_of=lambda run: store.items(run.id)), "markdown").strip()
     assert table in (folder / "README.md").read_text()
     assert all(len(r.versions["commit"]) == 40 and r.versions["dirty"] == "false" for r in runs)

@@ -1,0 +1,146 @@
+"""How sure a figure is: 95% intervals for the numbers a run reports, and paired tests between two runs.
+
+A benchmark harness sells comparisons, and a difference of three points on 316 items may be noise. Every figure
+the harness prints carries one of these:
+
+- a proportion of items (accuracy, precision, recall, a false-positive or abstention rate): the **Wilson** score
+  interval, which stays inside [0, 1] and is honest at 0% and 100%, where the textbook interval collapses;
+- a statistic of the items that is not a proportion (F1, ROC-AUC, ECE, macro accuracy): a seeded **percentile
+  bootstrap** over items, so the same run always prints the same interval;
+- a policy's accuracy, a mean over problems of the share of its samples that were right: the **standard error**
+  over problems (lm-evaluation-harness's ``stderr``; samples of one problem are not independent draws);
+- a mean over seeds: the standard deviation over seeds (three seeds give no useful interval);
+- two runs over the same items: the **paired difference** in accuracy with its normal interval, and an **exact
+  McNemar test** on the items whose verdicts disagree (a binomial test of the flips, two-sided).
+
+Pure Python (no SciPy in the base install); the tests check each formula against SciPy and statsmodels.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import TypeVar
+
+T = TypeVar("T")
+
+LEVEL = 0.95
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 20250805  # fixed: a run's bootstrap interval is the same every time it is computed
+_Z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
+
+
+def wilson(successes: float, n: int, level: float = LEVEL) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion ``successes / n``; None when ``n`` is 0."""
+    if n <= 0:
+        return None
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap(statistic: Callable[[Sequence[T]], float | None], rows: Sequence[T],
+              resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+              level: float = LEVEL) -> tuple[float, float] | None:
+    """The percentile bootstrap interval of ``statistic(rows)``: the statistic over ``resamples`` resamples of the
+    rows drawn with replacement, seeded; a resample where the statistic is undefined (None) is skipped. None when
+    fewer than half of the resamples give a value."""
+    if not rows:
+        return None
+    rng = random.Random(seed)
+    n = len(rows)
+    values = []
+    for _ in range(resamples):
+        value = statistic([rows[rng.randrange(n)] for _ in range(n)])
+        if value is not None:
+            values.append(value)
+    if len(values) < resamples / 2:
+        return None
+    values.sort()
+    tail = (1 - level) / 2
+    return _quantile(values, tail), _quantile(values, 1 - tail)
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of sorted values by linear interpolation (NumPy's default)."""
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def mean_and_stderr(values: Sequence[float]) -> tuple[float, float | None]:
+    """The mean and its standard error (sample standard deviation over the square root of n); no error for one."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, None
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, math.sqrt(variance / n)
+
+
+def mean_and_sd(values: Sequence[float]) -> tuple[float, float | None]:
+    """The mean and the sample standard deviation (the spread over seeds)."""
+    mean, stderr = mean_and_stderr(values)
+    return mean, None if stderr is None else stderr * math.sqrt(len(values))
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """The two-sided exact McNemar p-value: of the items on which the runs disagree, ``only_a`` were right only
+    under A and ``only_b`` only under B; under no difference each flip goes either way with probability 1/2."""
+    flips = only_a + only_b
+    if flips == 0:
+        return 1.0
+    tail = sum(math.comb(flips, k) for k in range(min(only_a, only_b) + 1)) / 2 ** flips
+    return min(1.0, 2 * tail)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Two runs' verdicts on the same items: how often each was right, the difference B - A with its interval,
+    and the exact McNemar test on the items where exactly one was right."""
+
+    n: int
+    accuracy_a: float
+    accuracy_b: float
+    only_a: int  # right under A, wrong under B
+    only_b: int  # right under B, wrong under A
+    difference: float  # accuracy_b - accuracy_a
+    low: float
+    high: float
+    p_value: float
+
+    def significant(self, alpha: float = 1 - LEVEL) -> bool:
+        return self.p_value < alpha
+
+
+def paired_comparison(right_a: Sequence[bool], right_b: Sequence[bool], level: float = LEVEL) -> PairedComparison:
+    """Compare two runs item by item (``right_x[i]``: run x judged item i as its label says). The interval is the
+    normal one of the mean per-item difference (its standard error from the items themselves)."""
+    if len(right_a) != len(right_b) or not right_a:
+        raise ValueError(f"a paired comparison needs the same items in both runs, got {len(right_a)} and "
+                         f"{len(right_b)}")
+    n = len(right_a)
+    differences = [int(b) - int(a) for a, b in zip(right_a, right_b)]
+    mean, stderr = mean_and_stderr(differences)
+    half = NormalDist().inv_cdf(0.5 + level / 2) * (stderr or 0.0)
+    only_a = sum(a and not b for a, b in zip(right_a, right_b))
+    only_b = sum(b and not a for a, b in zip(right_a, right_b))
+    return PairedComparison(n, sum(right_a) / n, sum(right_b) / n, only_a, only_b, mean, mean - half, mean + half,
+                            mcnemar_exact(only_a, only_b))
+
+
+def normal_interval(mean: float, stderr: float | None) -> tuple[float, float] | None:
+    """mean ± z·stderr at the 95% level."""
+    return None if stderr is None else (mean - _Z * stderr, mean + _Z * stderr)
+
+
+def half_width_stderr(interval: tuple[float, float]) -> float:
+    """The standard error a symmetric 95% interval implies (to combine intervals of independent figures)."""
+    return (interval[1] - interval[0]) / (2 * _Z)
