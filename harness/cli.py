@@ -9,6 +9,7 @@ _COMMANDS = {
     "eval": "harness.commands.evaluation:eval_command",
     "probe-hacking": "harness.commands.evaluation:probe_hacking_command",
     "label": "harness.commands.evaluation:label_command",
+    "rescore": "harness.commands.evaluation:rescore_command",
     "runs": "harness.commands.runs:runs_command",
     "show": "harness.commands.runs:show_command",
     "compare": "harness.commands.runs:compare_command",

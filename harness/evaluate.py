@@ -122,6 +122,23 @@ def _score_streaming(
     return scored
 
 
+def score_and_store(suite: VerifierSuite, data: SuiteData, reward: Reward, reward_spec: str, suite_spec: str,
+                    config: dict, store: RunStore, batch_size: int, progress: ProgressCallback | None = None) -> str:
+    """Score loaded suite data with a reward and store it as a ``reward-eval`` run (its items, the suite's
+    metrics and the speed): the one path of ``eval`` and of re-scoring a stored run. Returns the run id."""
+    with store.recording(
+        NewRun(kind=RunKind.REWARD_EVAL, reward=reward_spec, suite=suite_spec, data_source=data.source,
+               data_hash=data.content_hash, n_items=len(data.rows), config=config, versions=package_versions())
+    ) as run_id:
+        began = time.perf_counter()
+        scored = score_in_batches(reward, [r.item for r in data.rows], batch_size, progress)
+        metrics = suite.metrics(data, [s for s, _ in scored])
+        wall = time.perf_counter() - began
+        store.complete(run_id, _item_rows(data, scored), [*metrics, *speed_metrics([t for _, t in scored], wall)],
+                       wall)
+    return run_id
+
+
 def evaluate_reward(
     request: EvalRequest,
     store: RunStore,
@@ -143,25 +160,10 @@ def evaluate_reward(
             reward.start_early()  # its workers start while the data is read
         data: SuiteData = suite.load(request.data, request.limit)
         ensure_ready([reward], f"scoring with {request.reward}")  # before a run exists: nothing half-recorded
-        with store.recording(
-            NewRun(
-                kind=RunKind.REWARD_EVAL,
-                reward=str(ComponentSpec.parse(request.reward)),
-                suite=str(ComponentSpec.parse(request.suite)),
-                data_source=data.source,
-                data_hash=data.content_hash,
-                n_items=len(data.rows),
-                config={"limit": request.limit, "batch_size": request.batch_size, "data": request.data,
-                        "category_name": data.category_name},
-                versions=package_versions(),
-            )
-        ) as run_id:
-            began = time.perf_counter()
-            scored = score_in_batches(reward, [r.item for r in data.rows], request.batch_size, progress)
-            metrics = suite.metrics(data, [s for s, _ in scored])
-            wall = time.perf_counter() - began
-            store.complete(run_id, _item_rows(data, scored), [*metrics, *speed_metrics([t for _, t in scored], wall)],
-                           wall)
+        config = {"limit": request.limit, "batch_size": request.batch_size, "data": request.data,
+                  "category_name": data.category_name}
+        run_id = score_and_store(suite, data, reward, str(ComponentSpec.parse(request.reward)),
+                                 str(ComponentSpec.parse(request.suite)), config, store, request.batch_size, progress)
         return store.get(run_id)
     finally:
         if owned:

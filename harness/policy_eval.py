@@ -40,21 +40,43 @@ def close_rule_reward() -> None:
 
 
 class _Scored:
-    """Problems scored so far in this process's policy evaluation, for the progress lines."""
+    """Problems scored so far in this process's policy evaluation, for the progress lines, and where each
+    problem's generations go as they are scored (the run's store and id, when it records them)."""
 
     lines: ProgressLog | None = None
     done = 0
     per_benchmark: dict[str, int] = {}
+    store: Any = None
+    run_id: str = ""
+    next_idx = 0
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, float]:
-    """Mean rule-reward accuracy over the samples lm-eval generated for one problem."""
+    """Mean rule-reward accuracy over the samples lm-eval generated for one problem; each sample, with the
+    problem, its reference and its verdict, is stored as an item of the run as soon as it is scored."""
     responses = [r if isinstance(r, str) else str(r) for r in (results[0] if results and isinstance(results[0], list) else results)]
-    scores = RULE.get().score([Item(doc["prompt"], doc["answer"], text) for text in responses])
+    items = [Item(doc["prompt"], doc["answer"], text) for text in responses]
+    scores = RULE.get().score(items)
+    if _Scored.store is not None:
+        _record(doc, items, scores)
     if _Scored.lines is not None:
         _Scored.done += 1
         _Scored.lines.update(_Scored.done)
     return {"accuracy": sum(s.verdict is True for s in scores) / max(1, len(scores))}
+
+
+def _record(doc: dict[str, Any], items: Sequence[Item], scores: Sequence[Any]) -> None:
+    from harness.core.records import ItemRow, ItemText
+    from suites.math_benchmarks import display_name
+
+    benchmark, problem = doc.get("benchmark", ""), doc.get("problem", "")
+    rows, texts = [], []
+    for k, (item, score) in enumerate(zip(items, scores)):
+        rows.append(ItemRow(_Scored.next_idx, f"{benchmark}/{problem}/{k}", display_name(benchmark) if benchmark
+                            else "", None, score.value, score.verdict, score.reason, score.answer, None, score.detail))
+        texts.append(ItemText(item.question, item.reference, item.completion))
+        _Scored.next_idx += 1
+    _Scored.store.log_items(_Scored.run_id, rows, texts)
 
 
 @dataclass(frozen=True)
@@ -87,8 +109,8 @@ def write_tasks(folder: Path, request: PolicyEvalRequest) -> list[str]:
         data = folder / f"{name}.jsonl"
         records = normalised_records(bench, request.limit)
         with data.open("w", encoding="utf-8") as fh:
-            for rec in records:
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            for i, rec in enumerate(records):  # which benchmark and problem: each generation is stored by them
+                fh.write(json.dumps({**rec, "benchmark": bench, "problem": i}, ensure_ascii=False) + "\n")
         task = {
             "include": "_harness_math.yaml",
             "task": name,
@@ -172,10 +194,52 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
         data_source=request.model, data_hash="", n_items=0, config={**request.__dict__},
         versions=package_versions(),
     )) as run_id:
-        accuracy = evaluate_policy(request)
+        _Scored.store, _Scored.run_id, _Scored.next_idx = store, run_id, 0
+        try:
+            accuracy = evaluate_policy(request)
+        finally:
+            _Scored.store = None
         counts = dict(_Scored.per_benchmark)
-        rows = [Metric(f"accuracy/{display_name(b)}", v, True, counts.get(b, 0), "by_category")
-                for b, v in accuracy.items()]
-        rows.append(Metric("accuracy", sum(accuracy.values()) / len(accuracy), True, sum(counts.values()), "overall"))
+        items = store.items(run_id)
+        rows = policy_metrics(items, request.benchmarks)
+        by_name = {m.name: m.value for m in rows}
+        for bench, value in accuracy.items():  # lm-eval's own mean and ours over the stored samples agree
+            ours = by_name.get(f"accuracy/{display_name(bench)}")
+            if ours is None or abs(ours - value) > 1e-9:
+                raise RuntimeError(f"lm-eval's accuracy on {bench} ({value}) is not the mean of the stored samples' "
+                                   f"verdicts ({ours}): the generations were not all recorded")
         store.complete(run_id, [], rows, time.perf_counter() - began, n_items=sum(counts.values()))
     return store.get(run_id)
+
+
+def policy_metrics(items: Sequence[Any], benchmarks: Sequence[str]) -> list[Any]:
+    """A policy's accuracy per benchmark and overall from its stored samples: per problem the share of its samples
+    judged right, then the mean over problems, with the 95% normal interval of that mean's standard error over
+    problems (lm-evaluation-harness's stderr; samples of one problem are not independent). Overall: the mean over
+    benchmarks (Table 3's Avg), its interval from theirs."""
+    from harness.core.store import Metric
+    from harness.core.uncertainty import mean_and_stderr, normal_interval
+    from suites.math_benchmarks import display_name
+
+    per_problem: dict[str, dict[str, list[bool]]] = {}
+    for item in items:
+        bench, problem = (item.uid or "//").rsplit("/", 2)[:2]
+        per_problem.setdefault(bench, {}).setdefault(problem, []).append(item.verdict is True)
+    rows, means, errors = [], [], []
+    for bench in benchmarks:
+        problems = per_problem.get(bench, {})
+        if not problems:
+            continue
+        mean, stderr = mean_and_stderr([sum(v) / len(v) for v in problems.values()])
+        low, high = normal_interval(mean, stderr) or (None, None)
+        rows.append(Metric(f"accuracy/{display_name(bench)}", mean, True, len(problems), "by_category",
+                           None if low is None else max(0.0, low), None if high is None else min(1.0, high)))
+        means.append(mean)
+        errors.append(stderr)
+    if means:
+        mean = sum(means) / len(means)
+        se = (sum(e * e for e in errors) ** 0.5 / len(errors)) if all(e is not None for e in errors) else None
+        low, high = normal_interval(mean, se) or (None, None)
+        rows.append(Metric("accuracy", mean, True, sum(len(p) for p in per_problem.values()), "overall",
+                           None if low is None else max(0.0, low), None if high is None else min(1.0, high)))
+    return rows

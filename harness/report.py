@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.store import ItemRow, Metric, RunRecord
+from harness.core.store import ItemRow, ItemText, Metric, RunRecord
 
 FORMATS = ("table", "markdown", "csv", "json")
 
@@ -371,17 +371,19 @@ def _numeric_column(table: Table, col: int) -> bool:
     return all(isinstance(row[col], (int, float, Estimate)) or row[col] is None for row in table.rows)
 
 
-def items_table(run: RunRecord, items: list[ItemRow], whole: bool) -> Table:
-    """Each item's score and reason, with the reference and the completion it was scored on when the run's data
-    can still be read (the end of the completion, where its answer is, unless ``whole``)."""
+def items_table(run: RunRecord, items: list[ItemRow], whole: bool,
+                kept: Mapping[int, ItemText] | None = None) -> Table:
+    """Each item's score and reason, with the reference and the completion it was scored on: the texts the run
+    kept (a policy's generations), else its suite's when its data can still be read (the end of the completion,
+    where its answer is, unless ``whole``)."""
     from harness.evaluate import scored_data
 
-    data = scored_data(run)
+    data = kept or ({r: row.item for r, row in enumerate(rows.rows)} if (rows := scored_data(run)) else None)
 
     def texts(idx: int) -> list[str]:
         if data is None:
             return []
-        item = data.rows[idx].item
+        item = data[idx]
         return [item.reference if whole else item.reference[:40],
                 item.completion if whole else ("…" + item.completion[-60:]).replace("\n", " ")
                 if len(item.completion) > 60 else item.completion.replace("\n", " ")]
@@ -395,7 +397,10 @@ def items_table(run: RunRecord, items: list[ItemRow], whole: bool) -> Table:
 
 
 def judged_right(item: ItemRow) -> bool:
-    """The reward judged the item as its label says (an abstention is a "not correct", as in the metrics)."""
+    """The reward judged the item as its label says (an abstention is a "not correct", as in the metrics); for an
+    item without a label (a policy's sample), that the reward paid it."""
+    if item.label is None:
+        return item.verdict is True
     return (item.verdict is True) == bool(item.label)
 
 
@@ -403,8 +408,7 @@ def paired_items(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
     """Two runs can be compared item by item: the same data, and the same labelled items in the same order."""
     if not items_a or len(items_a) != len(items_b) or a.data_hash != b.data_hash:
         return False
-    return all(x.idx == y.idx and x.uid == y.uid and x.label == y.label and x.label is not None
-               for x, y in zip(items_a, items_b))
+    return all(x.idx == y.idx and x.uid == y.uid and x.label == y.label for x, y in zip(items_a, items_b))
 
 
 def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow]) -> Table:
@@ -443,12 +447,14 @@ def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
     return Table("Accuracy, B against A", headers, [row], frozenset({2, 3, 4}), notes)
 
 
-def flipped_table(a: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow], limit: int | None = 50) -> Table:
+def flipped_table(a: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow], limit: int | None = 50,
+                  texts: Mapping[int, ItemText] | None = None) -> Table:
     """The items whose verdict changed between two paired runs: id, label, both verdicts, and the reference and
-    the completion's end where the run's data can still be read."""
+    the completion's end: from ``texts`` (what a policy evaluation kept), else from the run's data where it can
+    still be read."""
     from harness.evaluate import scored_data
 
-    data = scored_data(a)
+    data = texts or ({r: row.item for r, row in enumerate(rows.rows)} if (rows := scored_data(a)) else None)
     flipped = [(x, y) for x, y in zip(items_a, items_b) if judged_right(x) != judged_right(y)]
     headers = ["idx", "uid", "label", "A verdict", "B verdict", "right under"]
     if data is not None:
@@ -457,7 +463,7 @@ def flipped_table(a: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow], 
     for x, y in flipped[:limit] if limit else flipped:
         row: list[Any] = [x.idx, x.uid, x.label, x.verdict, y.verdict, "A" if judged_right(x) else "B"]
         if data is not None:
-            item = data.rows[x.idx].item
+            item = data[x.idx]
             row += [item.reference[:60], ("…" + item.completion[-80:] if len(item.completion) > 80
                                           else item.completion).replace("\n", " ")]
         rows.append(row)

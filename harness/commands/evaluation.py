@@ -96,3 +96,33 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
                                          suite_spec=suite_spec, data=data, limit=limit, progress=update)
     rows = [[k, v] for k, v in {**report.__dict__, "agreement": report.agreement}.items()]
     emit([Table(f"Hybrid labelling -> {output} (report: {report_path})", ["", "value"], rows)], "table")
+
+
+@click.command("rescore")
+@click.argument("run_ref")
+@click.option("--reward", "reward_specs", required=True, multiple=True,
+              help="Reward spec to score the run's texts with (repeatable: one new run each).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--flipped", type=click.IntRange(min=0), default=20, show_default=True,
+              help="List up to this many items whose verdict changed (0: all).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@store_option
+@click.pass_context
+@friendly
+def rescore_command(ctx: click.Context, run_ref: str, reward_specs: tuple[str, ...], batch_size: int, flipped: int,
+                    fmt: str) -> None:
+    """Score what a stored run scored (an eval's items, a policy evaluation's generations) with other rewards,
+    without generating again. Each is stored as a new run naming its source, and compared with it item by item:
+    how the score moves per benchmark or category, with the paired interval, McNemar's test and the flipped items."""
+    from harness.commands.runs import paired_tables
+    from harness.rescoring import rescore
+
+    store = run_store(ctx, existing=True)
+    source = store.get(run_ref)
+    tables: list[Table] = []
+    for spec in reward_specs:
+        with progress(f"rescore: {spec}") as update:
+            run = rescore(store, source.id, spec, batch_size=batch_size, progress=update)
+        click.echo(f"rescore: {source.id} with {spec} stored as {run.id}", err=True)
+        tables += [category_table([source, run]), *paired_tables(store, source, run, flipped)]
+    emit(tables if fmt != "csv" else tables[:1], fmt)

@@ -33,14 +33,18 @@ from harness.report import (
               "the store that wrote MODEL, else MODEL itself.")
 @click.option("--trained-with", default="", help="The reward spec MODEL was trained with (for tables); default: from "
               "the training run in the store, else none.")
+@click.option("--reward", "rewards", multiple=True, help="Also score the same generations with this reward spec "
+              "(repeatable): each is stored as a run of its own that names the first, without generating again.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @store_option
 @click.pass_context
 @friendly
 def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args: str, benchmarks: str, preset: str,
                         limit: int | None, max_gen_toks: int, batch_size: int, base_policy: str, trained_with: str,
-                        fmt: str) -> None:
-    """Evaluate a policy on the math benchmarks through lm-eval, scored by the rule reward; prints Table 3's columns."""
+                        rewards: tuple[str, ...], fmt: str) -> None:
+    """Evaluate a policy on the math benchmarks through lm-eval, scored by the rule reward (and by each --reward on
+    the same generations); every generation is stored with its verdict (harness show RUN --items); prints Table 3's
+    columns."""
     # every install it needs, in one message, before anything is recorded
     require_all(("lm_eval", "torch", "transformers", *(("vllm",) if backend == "vllm" else ())), "harness eval-policy")
     from harness.core.generation.hf import resolve_causal_lm
@@ -50,5 +54,18 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
     store = run_store(ctx)
     request = PolicyEvalRequest(path, tuple(b.strip() for b in benchmarks.split(",") if b.strip()), backend,
                                 model_args, preset, limit, max_gen_toks, batch_size, base_policy, trained_with)
+    from harness.core.spec import ComponentSpec
+    from rewards import build_reward
+    from rewards.contract import close_reward
+
+    for spec in rewards:  # a wrong spec fails before any generation, not after
+        close_reward(build_reward(str(ComponentSpec.parse(spec))))
     run = evaluate_and_store(with_lineage(request, store, model), store)
-    emit([category_table([run], "Policy accuracy (%)")], fmt)
+    runs = [run]
+    if rewards:
+        from harness.rescoring import rescore
+
+        for spec in rewards:
+            runs.append(rescore(store, run.id, spec))
+            click.echo(f"eval-policy: the same generations scored with {spec}: run {runs[-1].id}", err=True)
+    emit([category_table(runs, "Policy accuracy (%)")], fmt)

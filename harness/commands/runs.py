@@ -70,7 +70,7 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
         tables.append(Table("Files", ["step", "name", "sha256", "path"],
                             [[a.step, a.name, a.sha256, a.path] for a in artifacts]))
     if show_items:
-        tables.append(items_table(run, store.items(run.id), whole=fmt in ("csv", "json")))
+        tables.append(items_table(run, store.items(run.id), whole=fmt in ("csv", "json"), kept=store.texts(run.id)))
     if fmt == "csv":  # one table a stream, which a CSV reader takes: the items, else the metrics
         tables = ([t for t in tables if t.title == "Items"] or [t for t in tables if t.title.startswith("Metrics")]
                   or tables[:1])
@@ -97,14 +97,19 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fm
     compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
-    items_a, items_b = store.items(a.id), store.items(b.id)
-    tables = [paired_table(a, b, items_a, items_b)]
-    if paired_items(a, b, items_a, items_b):
-        tables.append(flipped_table(a, items_a, items_b, flipped or None))
     if fmt == "csv":  # one table a stream
         emit([compared], fmt)
         return
-    emit([*_categories([a, b]), compared, *tables], fmt)
+    emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped)], fmt)
+
+
+def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int) -> list[Table]:
+    """B's accuracy against A's with its uncertainty, and the items that flipped when the runs are paired."""
+    items_a, items_b = store.items(a.id), store.items(b.id)
+    tables = [paired_table(a, b, items_a, items_b)]
+    if paired_items(a, b, items_a, items_b):
+        tables.append(flipped_table(a, items_a, items_b, flipped or None, store.texts(a.id)))
+    return tables
 
 
 def _categories(runs: list[RunRecord]) -> list[Table]:

@@ -77,6 +77,16 @@ class ItemRow:
 
 
 @dataclass(frozen=True)
+class ItemText:
+    """What an item was scored on, kept where nothing else can give it again: a policy's generations (the
+    question it was asked, the reference, and what it wrote). An evaluation run reads its texts from its suite."""
+
+    question: str
+    reference: str
+    completion: str
+
+
+@dataclass(frozen=True)
 class ProbeScore:
     """What a training run's reward paid for one item of its labelled probe at one step."""
 

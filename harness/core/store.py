@@ -25,6 +25,7 @@ from harness.core.records import (  # noqa: F401 - the records are read from her
     Artifact,
     EvalSettings,
     ItemRow,
+    ItemText,
     Metric,
     NewRun,
     PolicyEvalSettings,
@@ -37,7 +38,8 @@ from harness.core.records import (  # noqa: F401 - the records are read from her
 )
 
 # 2: the steps table (training runs); 3: items keep their detail, data_hash is a hash or ''; 4: per-step probe
-# scores and artifacts (files a run wrote, by hash); 5: metrics keep their 95% interval (low, high)
+# scores and artifacts (files a run wrote, by hash); 5: metrics keep their 95% interval (low, high), and items
+# their texts where no suite gives them again (a policy's generations)
 SCHEMA_VERSION = 5
 
 _log = logging.getLogger(__name__)
@@ -94,6 +96,14 @@ CREATE TABLE IF NOT EXISTS metrics (
     low REAL,
     high REAL,
     PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS texts (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    question TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    completion TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
 );
 CREATE TABLE IF NOT EXISTS steps (
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -245,6 +255,31 @@ class RunStore:
                 "UPDATE runs SET status=?, finished_at=?, wall_seconds=? WHERE id=?",
                 (RunStatus.COMPLETE.value, _now(), wall_seconds, run_id),
             )
+
+    def log_items(self, run_id: str, items: Sequence[ItemRow], texts: Sequence[ItemText]) -> None:
+        """Items of a running run as they are scored, with their texts, in one transaction: a run interrupted
+        part-way keeps what it scored (its metrics come only with :meth:`complete`)."""
+        if len(items) != len(texts):
+            raise ValueError(f"{len(items)} items and {len(texts)} texts: each item needs its text")
+        with self._connect() as db:
+            status = db.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
+            if status is None or status[0] != RunStatus.RUNNING:
+                raise StoreError(f"run {run_id} is not running (status {status and status[0]})")
+            db.executemany(
+                "INSERT INTO items (run_id, idx, uid, category, label, value, verdict, reason, answer, latency_s,"
+                " detail) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [(run_id, it.idx, it.uid, it.category, _int(it.label), it.value, _int(it.verdict), it.reason,
+                  it.answer, it.latency_s, it.detail) for it in items])
+            db.executemany("INSERT INTO texts VALUES (?,?,?,?,?)",
+                           [(run_id, it.idx, t.question, t.reference, t.completion) for it, t in zip(items, texts)])
+
+    def texts(self, ref: str) -> dict[int, ItemText]:
+        """The texts a run kept for its items, by item index (none for a run whose suite gives them)."""
+        run_id = self.resolve(ref)
+        with self._connect() as db:
+            rows = db.execute("SELECT idx, question, reference, completion FROM texts WHERE run_id=? ORDER BY idx",
+                              (run_id,)).fetchall()
+        return {i: ItemText(q, r, c) for i, q, r, c in rows}
 
     def set_intervals(self, run_id: str, intervals: dict[str, tuple[float, float]]) -> None:
         """Give a stored run's metrics their 95% intervals (a run stored before intervals were kept)."""

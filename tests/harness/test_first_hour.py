@@ -100,8 +100,9 @@ def test_compare_warns_across_suites_prints_counts_as_integers_and_names_every_c
     assert result.exit_code == 0, result.output
     assert "WARNING: the runs scored different data of suite sample (4 items" in result.stderr
     rows = list(csv.reader(io.StringIO(result.stdout.split("\n\n")[-1])))
-    assert rows[0] == ["metric", a, b, "change", "verdict"]
-    counts = {r[0]: r[1:4] for r in rows if r[0] in ("true_positive", "false_negative")}
+    # each run's figure with its interval in columns of their own
+    assert rows[0] == ["metric", a, f"{a} low", f"{a} high", b, f"{b} low", f"{b} high", "change", "verdict"]
+    counts = {r[0]: [r[1], r[4], r[7]] for r in rows if r[0] in ("true_positive", "false_negative")}
     assert len(counts) == 2 and all(value.lstrip("-").isdigit() for row in counts.values() for value in row)
     across = _cli("--store", store, "compare", a, c)
     assert "WARNING: the runs scored different suites (sample vs robustness)" in across.stderr

@@ -1,0 +1,88 @@
+"""Policy evaluations keep every generation, and any stored evaluation is re-scored by another reward without
+generating again: the new run names its source and is compared with it item by item."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.core.records import NewRun, RunKind, RunStatus
+from harness.core.store import RunStore
+from harness.policy_eval import _Scored, process_results
+from tests.models import require_packaged_smollm2
+
+
+def _cli(store, *args):
+    result = CliRunner().invoke(main, ["--store", str(store), *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_a_policy_evaluation_interrupted_part_way_keeps_what_it_scored(tmp_path):
+    """Each problem's samples are stored as lm-eval hands them over; an interruption leaves them, with their
+    texts, and no metrics."""
+    store = RunStore(tmp_path / "s.sqlite")
+    run_id = store.begin(NewRun(RunKind.POLICY_EVAL, "rule", "math:gsm8k", "m", "", 0, {"benchmarks": ["gsm8k"]}, {}))
+    _Scored.store, _Scored.run_id, _Scored.next_idx = store, run_id, 0
+    try:
+        process_results({"prompt": "1+1?", "answer": "2", "benchmark": "gsm8k", "problem": 0},
+                        [["so \\boxed{2}", "so \\boxed{3}"]])
+        process_results({"prompt": "2+2?", "answer": "4", "benchmark": "gsm8k", "problem": 1}, [["#### 4", "4?"]])
+    finally:
+        _Scored.store = None
+    store.abort(run_id, RunStatus.INTERRUPTED, "KeyboardInterrupt")
+    items, texts = store.items(run_id), store.texts(run_id)
+    assert [i.uid for i in items] == ["gsm8k/0/0", "gsm8k/0/1", "gsm8k/1/0", "gsm8k/1/1"]
+    assert [i.verdict for i in items][:3] == [True, False, True]
+    assert texts[1].completion == "so \\boxed{3}" and texts[2].question == "2+2?" and texts[3].reference == "4"
+    assert store.get(run_id).metrics == []  # numbers only with a complete run
+
+
+def test_an_evaluation_is_rescored_with_another_reward_and_compared_item_by_item(tmp_path, data_root):
+    store_file = tmp_path / "s.sqlite"
+    _cli(store_file, "eval", "--reward", "rule:workers=1", "--suite", "processbench", "--limit", "120")
+    source = RunStore(store_file).runs()[0]
+    out = _cli(store_file, "rescore", source.id, "--reward", "mathverify:gold=raw,workers=1", "--format", "json")
+    store = RunStore(store_file)
+    rescored = store.runs()[0]
+    assert rescored.id != source.id and rescored.config["rescored_from"] == source.id
+    assert rescored.reward == "mathverify:gold=raw,workers=1" and rescored.data_hash == source.data_hash
+    assert [i.uid for i in store.items(rescored.id)] == [i.uid for i in store.items(source.id)]
+    tables = {t["title"].split(" (")[0]: t for t in json.loads(out.stdout)}
+    [paired] = tables["Accuracy, B against A"]["rows"]
+    assert paired["comparison"] == "paired (same items)" and paired["McNemar p"] is not None
+    assert len(tables["Flipped items"]["rows"]) == paired["right only in A"] + paired["right only in B"]
+
+
+def test_a_run_that_kept_nothing_is_refused_in_one_line(tmp_path):
+    store = RunStore(tmp_path / "s.sqlite")
+    with store.recording(NewRun(RunKind.POLICY_EVAL, "rule", "math:gsm8k", "m", "", 1, {}, {})) as run_id:
+        store.complete(run_id, [], [], 1.0)
+    result = CliRunner().invoke(main, ["--store", str(tmp_path / "s.sqlite"), "rescore", run_id, "--reward", "rule"])
+    assert result.exit_code == 1 and "kept no generations" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_eval_policy_stores_every_generation_and_rescoring_pays_them_again_without_generating(tmp_path, data_root):
+    """SmolLM2-135M on three GSM8K problems, greedy: every completion is an item with its text; --reward
+    mathverify scores the same texts in a run of its own, paired with the first."""
+    require_packaged_smollm2()
+    store_file = tmp_path / "s.sqlite"
+    _cli(store_file, "eval-policy", "--model", "smollm2-135m", "--suites", "gsm8k", "--preset", "greedy", "--limit",
+         "3", "--max-gen-toks", "48", "--reward", "mathverify:workers=1", "--format", "json")
+    store = RunStore(store_file)
+    first, second = sorted(store.runs(kind="policy-eval"), key=lambda r: "rescored_from" in r.config)
+    items, texts = store.items(first.id), store.texts(first.id)
+    assert len(items) == len(texts) == 3 and [i.uid for i in items] == ["gsm8k/0/0", "gsm8k/1/0", "gsm8k/2/0"]
+    assert all(t.completion and t.reference and t.question for t in texts.values())
+    assert first.metric("accuracy/GSM8K") == sum(i.verdict is True for i in items) / 3
+    assert second.config["rescored_from"] == first.id and second.reward == "mathverify:workers=1"
+    assert store.texts(second.id) == texts  # the same generations, scored again
+    shown = _cli(store_file, "show", first.id, "--items", "--format", "json").stdout
+    [items_table] = [t for t in json.loads(shown) if t["title"] == "Items"]
+    assert [r["completion"] for r in items_table["rows"]] == [texts[i].completion for i in range(3)]
+    compared = json.loads(_cli(store_file, "compare", first.id, second.id, "--format", "json").stdout)
+    assert any(t["rows"] and t["rows"][0].get("comparison") == "paired (same items)" for t in compared)
