@@ -57,6 +57,7 @@ class VerifierDeclaration:
     data: str = ""  # default location: under the data root, or package:FILE
     hub: str = ""  # or a Hugging Face dataset ...
     split: str = ""  # ... and its split
+    fetch: str = ""  # the `harness data fetch` set that puts ``data`` in place, where one does
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def _verifier(name: str, entry: Mapping[str, Any]) -> VerifierDeclaration:
     return VerifierDeclaration(
         name, str(entry.get("summary", "")), fields, category, str(entry.get("category_name", "category")),
         tuple(entry.get("columns", ())), str(entry.get("data", "")), str(hub.get("dataset", "")),
-        str(hub.get("split", "")),
+        str(hub.get("split", "")), str(entry.get("fetch", "")),
     )
 
 

@@ -2,7 +2,9 @@
 ProcessBench, MathCheck-GSM, the packaged sample).
 
 Each declared name is an attribute of this module (``suites.declared:verifybench-hard`` in the registry): a
-factory whose options are ``data`` (another location), and for a hub dataset ``hub`` and ``split``.
+factory whose options are ``data`` (another location), and for a hub dataset ``hub`` and ``split``. A suite
+declared with both a file and a hub dataset (VerifyBench) reads the file when ``harness data fetch`` has put it
+under the data root (the published bytes, checked by hash), else the hub's copy.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from suites.declarations import VerifierDeclaration, declarations
 from suites.jsonl import JsonlVerifierSuite
-from suites.loading import Records, read_hub
+from suites.loading import DataError, Records, read_hub, read_local, resolve_data_path
 
 
 class DeclaredSuite(JsonlVerifierSuite):
@@ -32,7 +34,21 @@ class DeclaredSuite(JsonlVerifierSuite):
     def default_records(self) -> Records:
         if self.default_data or not self.hub:
             return super().default_records()
-        return read_hub(self.hub, self.split)
+        declared = self.declaration.data
+        if declared:
+            try:
+                resolve_data_path(declared)
+            except DataError:
+                pass  # not fetched: the hub's copy, if the hub can be reached
+            else:
+                return read_local(declared)
+        try:
+            return read_hub(self.hub, self.split)
+        except (DataError, ImportError) as exc:
+            if not self.declaration.fetch:
+                raise
+            raise DataError(f"{exc}\nOr fetch the published file once, checked by hash: harness data fetch "
+                            f"{self.declaration.fetch} (then {self.name} reads {declared} under the data root)") from exc
 
     def category_of(self, record: Mapping[str, Any]) -> str:
         return self.declaration.category.of(record)

@@ -19,7 +19,9 @@ from suites import build_suite
 
 # The sets whose every upstream file is in ../shared/data (ProcessBench's MATH references are not, nor the
 # graders' test files the answer-equivalence fixtures are built from: tests/harness/test_fixture_builds.py).
-LOCAL_SETS = [name for name, s in data_sets().items() if name not in ("processbench", "answer-equivalence")]
+# VerifyBench's full files are not here either (tested below with files made in the test).
+LOCAL_SETS = [name for name, s in data_sets().items()
+              if name not in ("processbench", "answer-equivalence", "verifybench")]
 
 
 class Mirror:
@@ -135,3 +137,62 @@ def test_the_command_says_what_it_fetched_and_refuses_what_it_does_not_know(data
     closed = runner.invoke(main, ["data", "fetch", "aime24", "--root", str(tmp_path), "--mirror",
                                   "http://127.0.0.1:9", "--timeout", "5"])
     assert closed.exit_code == 1 and "--mirror" in closed.output and "Traceback" not in closed.output
+
+
+VERIFYBENCH_COMMIT = "893d46f9f4ca953cc5128b2968452eeabdfc0b3c"
+
+
+def test_verifybench_is_pinned_to_the_published_commit_and_blobs():
+    files = {f.source: f for f in data_sets()["verifybench"].files}
+    assert {(f.repo, f.commit) for f in files.values()} == {("ZJU-REAL/VerifyBench", VERIFYBENCH_COMMIT)}
+    assert files["data/verify_bench.jsonl"].blob == "01860428847c59f28b1910610a342ba4929ee170"
+    assert files["data/verify_bench_hard.jsonl"].blob == "35345969a918682335d73f6aeecfbbe0605d6045"
+
+
+def _made_verifybench(n: int, hard: bool) -> bytes:
+    """Records with VerifyBench's fields (made here: the real files are not on this machine)."""
+    import json
+
+    types = ["A) Numeric", "B) Expression", "C) Multi-choice", "D) String"]
+    return "".join(json.dumps({"question": f"q{i}", "answer": str(i), "completion": f"so \\boxed{{{i + (i % 3 == 0)}}}",
+                               "gold_correct": i % 3 != 0, "completion_id": f"{'h' if hard else 'v'}{i}",
+                               "answer_type": types[i % 4]}) + "\n" for i in range(n)).encode()
+
+
+def test_verifybench_fetched_from_a_mirror_is_what_the_suites_read_by_default(tmp_path, monkeypatch):
+    """The fetch path of the verifybench set, run against a loopback mirror laid out as GitHub's raw files: the
+    pinned files are refused when the bytes are not the published ones; with the manifest's blobs set to the
+    made files' own, they land where the suites read them, and the verifybench suites read them by default."""
+    import harness.datasets.fetch as fetching
+
+    root = tmp_path / "data"
+    made = {"data/verify_bench.jsonl": _made_verifybench(40, False),
+            "data/verify_bench_hard.jsonl": _made_verifybench(20, True)}
+    served = {f"/ZJU-REAL/VerifyBench/{VERIFYBENCH_COMMIT}/{source}": body for source, body in made.items()}
+    with Mirror(served) as mirror:
+        with pytest.raises(FetchError, match="not 01860428847c59f28b1910610a342ba4929ee170"):
+            fetch(["verifybench"], root, mirror=mirror.url)  # not the published bytes: refused, nothing written
+        assert not root.exists() or not any(p.is_file() for p in root.rglob("*"))
+        real = data_sets()
+        pinned = real["verifybench"]
+        ours = fetching.DataSet(pinned.name, pinned.summary, tuple(
+            fetching.Upstream(f.path, f.repo, f.commit, f.source, git_blob_sha1(made[f.source])) for f in pinned.files))
+        monkeypatch.setattr(fetching, "data_sets", lambda: {**real, "verifybench": ours})
+        done = fetch(["verifybench"], root, mirror=mirror.url)
+    assert [d.action for d in done] == ["downloaded", "downloaded"]
+    # the refused fetch stopped at its first file; the second asked for each once, at REPO/COMMIT/PATH
+    assert mirror.requests == [f"/ZJU-REAL/VerifyBench/{VERIFYBENCH_COMMIT}/data/verify_bench.jsonl", *served]
+    monkeypatch.setenv("HARNESS_DATA_ROOT", str(root))
+    full, hard = build_suite("verifybench").load(), build_suite("verifybench-hard").load()
+    assert len(full.rows) == 40 and len(hard.rows) == 20
+    assert full.source.endswith("verifier/verifybench/verify_bench.jsonl")
+    assert {r.category for r in full.rows} == {"Numeric", "Expression", "Multi-choice", "String"}
+    assert sum(r.label for r in hard.rows) == 13
+
+
+def test_verifybench_without_the_file_or_the_hub_says_how_to_fetch_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_DATA_ROOT", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    with pytest.raises(Exception, match="harness data fetch verifybench"):
+        build_suite("verifybench-hard").load()
