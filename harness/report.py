@@ -133,8 +133,10 @@ class Table:
                 out.append(value if exact else self.shown(row, c))
                 continue
             sample = estimates[c]
-            cell = value if isinstance(value, Estimate) else Estimate(value)
-            cell = Estimate(cell.value, cell.low, cell.high, sample.spread, cell.error, cell.mark)
+            if not isinstance(value, Estimate):  # a count or a bare figure in a column of estimates: no bounds
+                out += [value if exact else self.shown(row, c), *[None] * (len(sample.columns("")) - 1)]
+                continue
+            cell = Estimate(value.value, value.low, value.high, sample.spread, value.error, value.mark)
             percent = c in self.percent_columns and not exact
             out += cell.parts(100.0 if percent else None if exact else 1.0,
                               self.decimals.get(c, 1) if percent else 6)
