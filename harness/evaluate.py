@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.core.readiness import ensure_ready
 from harness.core.records import Metric
 from harness.core.spec import ComponentSpec
-from harness.core.store import ItemRow, NewRun, RunKind, RunRecord, RunStore
+from harness.core.store import ItemRow, NewRun, RunFailed, RunKind, RunRecord, RunStore
 from harness.core.versions import package_versions
 from rewards import build_reward
 from rewards.contract import (
@@ -122,6 +122,22 @@ def _score_streaming(
     return scored
 
 
+# A run with more failed items than this (crashed, timed out, out of memory) has no accuracy worth a table.
+MAX_FAILED_SHARE = 0.5
+
+
+def refuse_failed_run(run_id: str, reward_spec: str, scores: Sequence[Score]) -> None:
+    """Raise :class:`RunFailed` (the run is then stored as ``failed``, without numbers) when more than
+    :data:`MAX_FAILED_SHARE` of the items failed: an accuracy made of a broken reward's zeros is the share of wrong
+    labels, not a measurement."""
+    failed = [s for s in scores if s.is_failure]
+    if scores and len(failed) > MAX_FAILED_SHARE * len(scores):
+        first = failed[0]
+        raise RunFailed(f"{reward_spec} failed on {len(failed)} of {len(scores)} items (more than "
+                        f"{MAX_FAILED_SHARE:.0%}), so run {run_id} is stored as failed, without numbers; the first: "
+                        f"{first.reason}: {first.detail or 'no detail'}")
+
+
 def score_and_store(suite: VerifierSuite, data: SuiteData, reward: Reward, reward_spec: str, suite_spec: str,
                     config: dict, store: RunStore, batch_size: int, progress: ProgressCallback | None = None) -> str:
     """Score loaded suite data with a reward and store it as a ``reward-eval`` run (its items, the suite's
@@ -132,6 +148,7 @@ def score_and_store(suite: VerifierSuite, data: SuiteData, reward: Reward, rewar
     ) as run_id:
         began = time.perf_counter()
         scored = score_in_batches(reward, [r.item for r in data.rows], batch_size, progress)
+        refuse_failed_run(run_id, reward_spec, [s for s, _ in scored])
         metrics = suite.metrics(data, [s for s, _ in scored])
         wall = time.perf_counter() - began
         store.complete(run_id, _item_rows(data, scored), [*metrics, *speed_metrics([t for _, t in scored], wall)],

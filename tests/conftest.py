@@ -16,7 +16,9 @@ FIXTURES = DATA_ROOT / "verifier" / "answer_equivalence_fixtures"
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     if not (DATA_ROOT / "verifier").is_dir():
-        pytest.fail(f"the shared data is missing: expected {DATA_ROOT}/verifier (set HARNESS_DATA_ROOT)")
+        pytest.fail(f"the shared data is missing: expected {DATA_ROOT}/verifier. Fetch it once with "
+                    f"`HARNESS_DATA_ROOT={DATA_ROOT} harness data fetch` (every set, checked by hash), or point "
+                    "HARNESS_DATA_ROOT at a copy")
     return DATA_ROOT
 
 

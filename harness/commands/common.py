@@ -3,17 +3,17 @@ one-line messages, progress on a terminal or in a log, and tables printed to fit
 
 from __future__ import annotations
 
-import os
-
 import functools
 import json
 import logging
+import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING
+from pathlib import Path
 from typing import Any
 
 import click
@@ -24,7 +24,7 @@ from harness.core.plugins import ENV as _PLUGINS_ENV
 from harness.core.plugins import PluginError, load_plugins, plugins_from_env
 from harness.core.registry import RegistryError
 from harness.core.spec import SpecError
-from harness.core.store import STORE_ENV, RunStore, StoreError, Terminated
+from harness.core.store import STORE_ENV, RunFailed, RunStore, StoreError, Terminated
 from harness.plots import NothingToPlot
 from harness.published import PublishedDataError
 from harness.report import (
@@ -35,8 +35,8 @@ from harness.report import (
 from harness.server.replicas import NotReplicable
 from suites.loading import DataError
 
-_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, MissingDependencyError, PublishedDataError, NothingToPlot,
-                PluginError, NotReplicable)
+_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, RunFailed, MissingDependencyError, PublishedDataError,
+                NothingToPlot, PluginError, NotReplicable)
 
 
 def friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -250,7 +250,14 @@ def run_store(ctx: click.Context, *, existing: bool = False) -> RunStore:
     """The run store of ``--store``, ``HARNESS_STORE`` or the user's default. ``existing``: a command that only
     reads refuses a store that does not exist (a mistyped ``--store``) rather than creating an empty one."""
     path = ctx.obj["store_path"]
-    return RunStore.existing(path) if existing else RunStore(path)
+    if existing:
+        return RunStore.existing(path)
+    if path:  # a store the user named (--store, HARNESS_STORE) goes into a folder that exists: none made by a typo
+        folder = Path(path).expanduser().parent
+        if not folder.is_dir():
+            raise StoreError(f"store {path} (--store or {STORE_ENV}): the folder {folder} does not exist; create it "
+                             f"first (mkdir -p {folder}) or name a store in a folder that does")
+    return RunStore(path)
 
 
 def store_note(store: RunStore, ctx: click.Context) -> str:

@@ -136,6 +136,11 @@ class StoreError(LookupError):
     """A run is unknown or ambiguous, or the store file is unusable."""
 
 
+class RunFailed(RuntimeError):
+    """A run that ended without numbers worth keeping (a reward that failed on most of its items): stored as
+    ``failed``, left out of tables, and the command exits non-zero with this one-line cause."""
+
+
 def default_store_path() -> Path:
     """``$HARNESS_STORE``, else ``runs.sqlite`` in the user's data directory."""
     env = os.environ.get(STORE_ENV)

@@ -200,9 +200,9 @@ def test_show_names_the_commit_and_the_files_a_run_wrote(tmp_path):
 
 
 def test_a_user_reward_that_raises_fails_its_items_in_one_line_and_keeps_the_rest(tmp_path):
-    """The README's plugin example on the packaged sample suite: ``float('2\\sqrt{2}')`` raises for an answer that
-    is not a plain number. The items it scored keep their scores, the ones it raised on are failed items naming
-    the reward, the error and the line, and the command says so in one line, with no traceback."""
+    """A plugin in the README's shape on the packaged sample suite that raises for a reference written in LaTeX. The items it scored keep their scores, the ones it raised on (a
+    minority: a reward that fails on most items fails its run) are failed items naming the reward, the error and
+    the line, and the command says so in one line, with no traceback."""
     plugin = tmp_path / "lastnum.py"
     plugin.write_text(
         "import re\n"
@@ -210,7 +210,9 @@ def test_a_user_reward_that_raises_fails_its_items_in_one_line_and_keeps_the_res
         "@REWARDS.register('lastnum-raises')\n"
         "class LastNumber:\n"
         "    def score(self, items):\n"
-        "        return [Score.correct() if float(it.reference) == float(re.findall(r'[-\\d.]+', it.completion)[-1])\n"
+        "        if any('\\\\' in it.reference for it in items):  # LaTeX: 10 of the sample suite's 42 references\n"
+        "            raise ValueError('cannot read a reference in LaTeX')\n"
+        "        return [Score.correct() if re.findall(r'-?\\d+', it.completion)[-1:] == [it.reference]\n"
         "                else Score.incorrect() for it in items]\n"
     )
     store = tmp_path / "s.sqlite"
@@ -220,8 +222,41 @@ def test_a_user_reward_that_raises_fails_its_items_in_one_line_and_keeps_the_res
     assert "Traceback" not in result.output
     warning = [line for line in result.stderr.splitlines() if line.startswith("WARNING:")]
     assert len(warning) == 1 and "LastNumber raised ValueError" in warning[0] and "lastnum.py:" in warning[0]
+    assert "10 of 42 items failed" in warning[0]
     [run] = RunStore(store).runs()
     items = RunStore(store).items(run.id)
     failed = [i for i in items if i.reason == "crashed"]
-    assert run.status == "complete" and 0 < len(failed) < len(items)
+    assert run.status == "complete" and 0 < len(failed) <= len(items) / 2
     assert all("LastNumber raised" in i.detail for i in failed)
+
+
+def test_a_reward_that_raises_on_every_item_is_a_failed_run_and_a_non_zero_exit(tmp_path, monkeypatch):
+    """A plugin whose score() always raises: the run is stored as failed without numbers, no table shows it, and
+    the command says why in one line and exits 1 (a CI job that runs it fails)."""
+    (tmp_path / "broken_reward.py").write_text(
+        "from rewards import REWARDS\n\n"
+        "@REWARDS.register('always_raises')\n"
+        "class AlwaysRaises:\n"
+        "    '''Raises on every batch.'''\n"
+        "    def score(self, items):\n"
+        "        raise RuntimeError('no model here')\n")
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "s.sqlite"
+    result = CliRunner().invoke(main, ["--store", str(store), "eval", "--reward", "always_raises", "--suite", "sample"],
+                                env={"HARNESS_PLUGINS": "broken_reward"})
+    assert result.exit_code == 1, result.output
+    assert "always_raises failed on 42 of 42 items" in result.output and "no model here" in result.output
+    assert "Traceback" not in result.output
+    [run] = RunStore(store).runs()
+    assert run.status == "failed" and run.metrics == [] and "failed on 42 of 42" in run.error
+    assert RunStore(store).runs(status="complete") == []  # what tables read
+
+
+def test_a_store_in_a_folder_that_does_not_exist_is_refused_and_nothing_is_made(tmp_path):
+    target = tmp_path / "no" / "such" / "x.sqlite"
+    result = _cli("--store", str(target), "eval", "--reward", "rule", "--suite", "sample", "--limit", "3")
+    assert result.exit_code == 1 and "does not exist" in result.output and "mkdir -p" in result.output
+    assert not (tmp_path / "no").exists()
+    named = CliRunner().invoke(main, ["eval", "--reward", "rule", "--suite", "sample", "--limit", "3"],
+                               env={"HARNESS_STORE": str(target)})
+    assert named.exit_code == 1 and "does not exist" in named.output and not (tmp_path / "no").exists()
