@@ -38,6 +38,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from harness.core.versions import code_commit
 from rewards import build_reward
 from rewards.contract import Score
 from trainers.probe import Probe
@@ -144,6 +145,7 @@ def main() -> None:
             print(f"{name}: done", file=sys.stderr, flush=True)
     if "released_assistant" in report["cooper"]:
         report["arms"] = choose_arms(report)
+    report["commit"] = code_commit()["commit"]  # the code the pilot ran, as every run names its own
     text = render(report)  # before pilot.json exists: a report that cannot be rendered leaves the stage to rerun
     (args.out / "pilot.json").write_text(json.dumps(report, indent=1))
     print(text)
