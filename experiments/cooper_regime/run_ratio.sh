@@ -29,7 +29,8 @@ done
     --suite "jsonl:reference=reference_answer,data=$OUT/rm_rollouts.jsonl,label=label_fooled" --lr 1e-4 \
     --val-fraction 0.1 --seed 0 --epochs 8
 # every committed file and both models must be the second experiment's, byte for byte, or the runs are not paired
-(cd "$OUT" && sha256sum --check --quiet "$OLDPWD/$SECOND/data/SHA256SUMS") || {
+SUMS="$(cd "$SECOND/data" && pwd)/SHA256SUMS"
+(cd "$OUT" && sha256sum --check --quiet "$SUMS") || {
   echo "the data or the rebuilt models differ from $SECOND/data/SHA256SUMS: no run started" >&2; exit 1; }
 export_store() { python -c "import sys; from harness.core.store import RunStore; RunStore(sys.argv[1]).export(sys.argv[2])" \
     "$HARNESS_STORE" "$DOCS/runs.sqlite"; }
