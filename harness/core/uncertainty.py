@@ -9,7 +9,8 @@ the harness prints carries one of these:
   bootstrap** over items, so the same run always prints the same interval;
 - a policy's accuracy, a mean over problems of the share of its samples that were right: the **standard error**
   over problems (lm-evaluation-harness's ``stderr``; samples of one problem are not independent draws);
-- a mean over seeds: the standard deviation over seeds (three seeds give no useful interval);
+- a mean over seeds: the standard deviation over seeds; a difference paired by seed, its t interval (three seeds
+  give a wide one, and it says so);
 - two runs over the same items: the **paired difference** in accuracy with its normal interval, and an **exact
   McNemar test** on the items whose verdicts disagree (a binomial test of the flips, two-sided).
 
@@ -134,6 +135,71 @@ def paired_comparison(right_a: Sequence[bool], right_b: Sequence[bool], level: f
     only_b = sum(b and not a for a, b in zip(right_a, right_b))
     return PairedComparison(n, sum(right_a) / n, sum(right_b) / n, only_a, only_b, mean, mean - half, mean + half,
                             mcnemar_exact(only_a, only_b))
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularized incomplete beta function (modified Lentz), for x < (a+1)/(a+b+2)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
+
+
+def student_t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with ``df`` degrees of freedom."""
+    tail = 0.5 * _incomplete_beta(df / 2, 0.5, df / (df + t * t))
+    return 1.0 - tail if t >= 0 else tail
+
+
+def student_t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t (bisection on the CDF): the multiplier of a t interval over few seeds."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"a quantile needs 0 < p < 1, got {p}")
+    if p < 0.5:
+        return -student_t_quantile(1 - p, df)
+    low, high = 0.0, 1.0
+    while student_t_cdf(high, df) < p:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        if student_t_cdf(mid, df) < p:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+def paired_t_interval(differences: Sequence[float], level: float = LEVEL) -> tuple[float, float, float] | None:
+    """The mean of paired differences (Cooper minus static, seed by seed) with its t interval; None for fewer
+    than two pairs."""
+    if len(differences) < 2:
+        return None
+    mean, stderr = mean_and_stderr(differences)
+    half = student_t_quantile(0.5 + level / 2, len(differences) - 1) * (stderr or 0.0)
+    return mean, mean - half, mean + half
 
 
 def normal_interval(mean: float, stderr: float | None) -> tuple[float, float] | None:

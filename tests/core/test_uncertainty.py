@@ -81,3 +81,20 @@ def test_bootstrap_percentile_interval_agrees_with_scipy():
                                 n_resamples=2000, method="percentile", random_state=1).confidence_interval
     assert low == pytest.approx(ref.low, abs=0.01) and high == pytest.approx(ref.high, abs=0.01)
     assert u.bootstrap(agreement, rows, resamples=200) == u.bootstrap(agreement, rows, resamples=200)  # seeded
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 5, 10, 30, 100])
+@pytest.mark.parametrize("p", [0.6, 0.9, 0.975, 0.995])
+def test_student_t_quantile_equals_scipy(df, p):
+    assert u.student_t_quantile(p, df) == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-9)
+    assert u.student_t_quantile(1 - p, df) == pytest.approx(scipy_stats.t.ppf(1 - p, df), rel=1e-9)
+    assert u.student_t_cdf(1.3, df) == pytest.approx(scipy_stats.t.cdf(1.3, df), rel=1e-9)
+
+
+def test_paired_t_interval_equals_scipys_ttest_rel():
+    a, b = [0.31, 0.24, 0.38], [0.16, 0.25, 0.0]
+    mean, low, high = u.paired_t_interval([y - x for x, y in zip(a, b)])
+    ref = scipy_stats.ttest_rel(b, a).confidence_interval(0.95)
+    assert (low, high) == (pytest.approx(ref.low), pytest.approx(ref.high))
+    assert mean == pytest.approx(sum(b) / 3 - sum(a) / 3)
+    assert u.paired_t_interval([0.1]) is None
