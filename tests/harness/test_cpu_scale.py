@@ -136,3 +136,37 @@ def test_a_run_that_started_over_takes_nothing_from_the_attempt_it_replaced(tmp_
     runs, steps = report.merged_runs(store)["cooper_group"][0]
     assert [r.id for r in runs] == [abandoned, fresh, resumed]
     assert steps == {0: {"train_reward": 0.5}, 1: {"train_reward": 0.6}, 2: {"train_reward": 0.7}}
+
+
+RATIO = REPO / "docs" / "cpu_scale" / "cooper_ratio"
+
+
+def test_the_third_experiment_s_summary_is_made_again_from_its_committed_store(tmp_path):
+    """summary.md is what report_ratio.py makes of the committed store; every run in it names a clean commit."""
+    if not (RATIO / "summary.md").exists():
+        pytest.skip("the experiment has no summary yet")
+    store_file = tmp_path / "runs.sqlite"
+    store_file.write_bytes((RATIO / "runs.sqlite").read_bytes())  # opening a store may migrate it: a copy
+    store = RunStore(store_file)
+    text, _ = _report_module("report_ratio").summary(store)
+    assert text == (RATIO / "summary.md").read_text()
+    for run in store.runs(limit=10_000):
+        assert len(run.versions["commit"]) == 40 and run.versions["dirty"] == "false", run.id
+
+
+def test_the_new_collapse_rule_fires_on_a_loss_not_on_a_late_start_and_the_race_counts_updates():
+    report = _report_module("report_ratio")
+    late_start = {k: {"rm_probe_ranking": 0.95, "rm_keyed_ranking": 0.4 + 0.1 * k} for k in range(1, 8)}
+    assert report.new_collapse_step(late_start) is None  # under 80% until it learned it: not a collapse
+    assert _report_module("report_released").collapse_step(late_start) == 3.0  # the old rule reads it as one
+    lost = {**late_start, 8: {"rm_probe_ranking": 0.95, "rm_keyed_ranking": 0.5}}
+    assert report.new_collapse_step(lost) == 8.0
+    unkeyed = {1: {"rm_probe_ranking": 0.5}, 3: {"rm_probe_ranking": 0.79}}
+    assert report.new_collapse_step(unkeyed) == 3.0
+    static = {k: {"hole_share": u} for k, u in enumerate([0.1, 0.1, 0.2, 0.5, 0.9, 1.0, 1.0, 1.0])}
+    cooper = {k: {"rm_valid_pairs": p, "rm_groups": 5.0, "rm_groups_without_positive": g, "rm_hole_pay": 1.0,
+                  "rm_hole_tie": 0.0} for k, p, g in [(1, 3.0, 2.0), (2, 0.0, 5.0), (3, 2.0, 1.0), (4, 4.0, 0.0),
+                                                      (5, 1.0, 5.0)]}
+    r = report.race(static, cooper)
+    assert r["T"] == 3.0 and r["updates"] == 2.0 and r["pairs"] == 5.0 and r["hole_pay_at_T"] == 1.0
+    assert r["dry_steps"] == 2.0 and r["first_dry"] == 2.0
