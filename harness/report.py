@@ -86,25 +86,30 @@ class Table:
     decimals: Mapping[int, int] = field(default_factory=dict)  # per percent column; 1 otherwise
     # columns whose values say what they are (a status, a spec): a row a line shows them without ``header=``
     bare_columns: frozenset[int] = frozenset()
+    # single cells printed as percentages in a column that is not (a metrics table's shares among its counts)
+    percent_cells: frozenset[tuple[int, int]] = frozenset()
+
+    def is_percent(self, row: int, col: int) -> bool:
+        return col in self.percent_columns or (row, col) in self.percent_cells
 
     def cell(self, row: int, col: int) -> str:
         value = self.rows[row][col]
         if value is None:
             return "—"
         if isinstance(value, Estimate):
-            percent = col in self.percent_columns
+            percent = self.is_percent(row, col)
             return value.text(100.0 if percent else 1.0, self.decimals.get(col, 1) if percent else 4)
         if isinstance(value, PValue):
             return f"{value:.2g}"
         if isinstance(value, float):
-            return f"{100 * value:.{self.decimals.get(col, 1)}f}" if col in self.percent_columns else f"{value:.4f}"
+            return f"{100 * value:.{self.decimals.get(col, 1)}f}" if self.is_percent(row, col) else f"{value:.4f}"
         return str(value)
 
     def shown(self, row: int, col: int) -> Any:
         """A cell's value as the terminal and Markdown show it, for CSV: percent columns in percent, rounded as
         printed; other values unchanged."""
         value = self.rows[row][col]
-        if isinstance(value, float) and col in self.percent_columns:
+        if isinstance(value, float) and self.is_percent(row, col):
             return round(100 * value, self.decimals.get(col, 1))
         return value
 
@@ -137,7 +142,7 @@ class Table:
                 out += [value if exact else self.shown(row, c), *[None] * (len(sample.columns("")) - 1)]
                 continue
             cell = Estimate(value.value, value.low, value.high, sample.spread, value.error, value.mark)
-            percent = c in self.percent_columns and not exact
+            percent = self.is_percent(row, c) and not exact
             out += cell.parts(100.0 if percent else None if exact else 1.0,
                               self.decimals.get(c, 1) if percent else 6)
         return out
@@ -192,14 +197,33 @@ def _value(m: Metric) -> Any:
     return m.value
 
 
+# Metrics that are shares (of items, of rollouts, of problems): printed as percentages wherever accuracies are
+SHARES = frozenset({
+    "accuracy", "macro_accuracy", "precision", "recall", "f1", "abstain_rate", "timeout_rate", "crash_rate",
+    "label_positive_rate", "false_positive_rate", "false_negative_rate", "best_threshold_accuracy", "paid_rate",
+    "final_train_reward", "final_rule_accuracy", "final_heldout_accuracy", "final_rm_probe_accuracy",
+    "final_rm_probe_ranking", "final_rm_hole_pay", "peak_rm_hole_pay",
+})
+
+
+def is_share(name: str) -> bool:
+    """A metric printed as a percentage (``accuracy/Numeric`` as ``accuracy``)."""
+    return name.split("/", 1)[0] in SHARES
+
+
 def metrics_table(run: RunRecord) -> Table:
-    rows = []
+    """A run's metrics: shares in percent (as accuracies are everywhere; JSON keeps fractions), with their
+    intervals; counts as integers; other figures (ECE, AUROC, seconds) as they are."""
+    rows, percent = [], set()
     for m in run.metrics:
         if m.group == "by_category":
             continue
         better = {True: "higher", False: "lower", None: ""}[m.higher_is_better]
+        if is_share(m.name) and m.value is not None:
+            percent.add((len(rows), 1))
         rows.append([m.name, Estimate.of(m) if m.interval is not None else _value(m), m.n, better])
-    return Table(f"Metrics of run {run.id}", ["metric", "value", "n", "better"], rows)
+    return Table(f"Metrics of run {run.id} (shares in %)", ["metric", "value", "n", "better"], rows,
+                 percent_cells=frozenset(percent))
 
 
 def runs_table(runs: Sequence[RunRecord]) -> Table:
@@ -228,7 +252,8 @@ def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False) -> Tabl
     named once in the title, and the note left to the command's warning; otherwise (CSV, JSON) the columns are the
     run ids, which a file needs."""
     b_metrics = {m.name: m for m in b.metrics}
-    rows = []
+    rows: list[list[Any]] = []
+    percent: set[tuple[int, int]] = set()
     for m in a.metrics:
         other = b_metrics.get(m.name)
         if other is None:
@@ -238,14 +263,16 @@ def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False) -> Tabl
         if delta and m.higher_is_better is not None:
             verdict = "better" if (delta > 0) == m.higher_is_better else "worse"
         counts = isinstance(_value(m), int) and isinstance(_value(other), int)
+        if is_share(m.name):  # a share and its change in percent (points), as everywhere accuracies are shown
+            percent |= {(len(rows), 1), (len(rows), 2), (len(rows), 3)}
         rows.append([m.name, Estimate.of(m) if m.interval else _value(m),
                      Estimate.of(other) if other.interval else _value(other),
                      int(delta) if counts and delta is not None else delta, verdict])
     if for_reading:  # the runs named once: columns A and B keep each line short and the ids out of every line
-        return Table(f"A = {a.id} ({a.reward}), B = {b.id} ({b.reward}); change = B - A",
-                     ["metric", "A", "B", "change", "verdict"], rows)
+        return Table(f"A = {a.id} ({a.reward}), B = {b.id} ({b.reward}); change = B - A (shares in %, change "
+                     "in points)", ["metric", "A", "B", "change", "verdict"], rows, percent_cells=frozenset(percent))
     return Table(f"{a.id} -> {b.id}", ["metric", a.id, b.id, "change", "verdict"], rows,
-                 notes=tuple(comparability(a, b)))
+                 notes=tuple(comparability(a, b)), percent_cells=frozenset(percent))
 
 
 def run_summary(run: RunRecord) -> list[tuple[str, str]]:
@@ -279,11 +306,12 @@ def render_text(table: Table, fmt: str) -> str:
     """``markdown``, ``csv`` or ``json`` text of a table."""
     if fmt == "json":
         payload: dict[str, Any] = {"title": table.title, "rows": table.as_records()}
-        if table.percent_columns:  # exact fractions here; the other formats print them as percentages
+        percent = table.percent_columns | {c for _, c in table.percent_cells}
+        if percent:  # exact fractions here; the other formats print them as percentages
             flat = table.flat_headers()
             payload["fractions"] = [h for h in flat
                                     if any(h == table.headers[c] or h.startswith(table.headers[c] + " ")
-                                           for c in table.percent_columns)]
+                                           for c in percent)]
         if table.notes:
             payload["notes"] = list(table.notes)
         return json.dumps(payload, indent=2, default=str)
@@ -316,13 +344,16 @@ def to_rich(table: Table, width: int | None = None) -> Any:
         if needed_width(shown) > width:
             return Text(as_lines(table), no_wrap=True, overflow="ignore")
         table = shown
-    out = RichTable(title=table.title, title_justify="left", caption="\n".join(table.notes) or None,
-                    caption_justify="left")
+    from rich.markup import escape
+
+    # every text is the table's own, never markup: "[low, high]" in a note is printed, not read as a style
+    out = RichTable(title=escape(table.title), title_justify="left",
+                    caption=escape("\n".join(table.notes)) or None, caption_justify="left")
     for i, header in enumerate(table.headers):
-        out.add_column(header, justify="right" if i >= 1 and _numeric_column(table, i) else "left", overflow="fold",
+        out.add_column(escape(header), justify="right" if i >= 1 and _numeric_column(table, i) else "left", overflow="fold",
                        min_width=_value_width(table, i) or None)
     for r in range(len(table.rows)):
-        out.add_row(*(table.cell(r, c) for c in range(len(table.headers))))
+        out.add_row(*(escape(table.cell(r, c)) for c in range(len(table.headers))))
     return out
 
 

@@ -4,6 +4,7 @@ it, and the mistakes a newcomer makes. Every test drives the real ``harness`` co
 import csv
 import io
 import json
+import re
 import sys
 
 import pytest
@@ -260,3 +261,22 @@ def test_a_store_in_a_folder_that_does_not_exist_is_refused_and_nothing_is_made(
     named = CliRunner().invoke(main, ["eval", "--reward", "rule", "--suite", "sample", "--limit", "3"],
                                env={"HARNESS_STORE": str(target)})
     assert named.exit_code == 1 and "does not exist" in named.output and not (tmp_path / "no").exists()
+
+
+def test_one_number_format_accuracy_reads_the_same_in_every_text_format(tmp_path):
+    """The accuracy of one run, as the eval screen, show's CSV, runs' CSV and Markdown print it: the same
+    percentage everywhere; JSON keeps the exact fraction and names the columns the others print in percent."""
+    store = str(tmp_path / "s.sqlite")
+    screen = _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", "sample", "--limit", "12")
+    [run] = RunStore(store).runs()
+    shown = f"{100 * run.metric('accuracy'):.1f}"
+    assert re.search(rf"^│ AVG\s+│\s+{re.escape(shown)} \[", screen.stdout, re.M)  # the category table
+    assert re.search(rf"^│ accuracy\s+│\s+{re.escape(shown)} \[", screen.stdout, re.M)  # and the metrics table
+    show_csv = list(csv.reader(io.StringIO(_cli("--store", store, "show", run.id, "--format", "csv").stdout)))
+    assert next(r for r in show_csv if r[0] == "accuracy")[1] == shown
+    runs_csv = list(csv.DictReader(io.StringIO(_cli("--store", store, "runs", "--format", "csv").stdout)))
+    assert runs_csv[0]["accuracy"] == shown
+    as_json = json.loads(_cli("--store", store, "show", run.id, "--format", "json").stdout)
+    metrics = next(t for t in as_json if t["title"].startswith("Metrics"))
+    assert next(r for r in metrics["rows"] if r["metric"] == "accuracy")["value"] == run.metric("accuracy")
+    assert "value" in metrics["fractions"]
