@@ -331,7 +331,7 @@ def render_text(table: Table, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
-def to_rich(table: Table, width: int | None = None) -> Any:
+def to_rich(table: Table, width: int | None = None, plain: bool = False) -> Any:
     """The table for a terminal (or a log) ``width`` columns wide: as it is when every value fits whole, turned
     when that fits (:func:`fitted`), else one line per row with ``header=value`` fields (:func:`as_lines`, a rich
     ``Text`` to print without wrapping). No column is narrower than its longest value, so ids, dates and figures
@@ -347,8 +347,12 @@ def to_rich(table: Table, width: int | None = None) -> Any:
     from rich.markup import escape
 
     # every text is the table's own, never markup: "[low, high]" in a note is printed, not read as a style
+    from rich import box
+
+    # a pipe or a file gets plain characters (a Markdown-style grid), a terminal the box-drawing ones
     out = RichTable(title=escape(table.title), title_justify="left",
-                    caption=escape("\n".join(table.notes)) or None, caption_justify="left")
+                    caption=escape("\n".join(table.notes)) or None, caption_justify="left",
+                    box=box.MARKDOWN if plain else box.HEAVY_HEAD)
     for i, header in enumerate(table.headers):
         out.add_column(escape(header), justify="right" if i >= 1 and _numeric_column(table, i) else "left", overflow="fold",
                        min_width=_value_width(table, i) or None)

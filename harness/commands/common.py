@@ -119,7 +119,7 @@ def emit(tables: list[Table], fmt: str) -> None:
 
         console = make_console()
         for table in tables:
-            shown = to_rich(table, console.width)
+            shown = to_rich(table, console.width, plain=not console.is_terminal)
             console.print(shown, soft_wrap=isinstance(shown, Text))
     elif fmt == "json":  # one parseable document, whatever the number of tables
         click.echo(json.dumps([json.loads(render_text(table, fmt)) for table in tables], indent=2))

@@ -270,8 +270,8 @@ def test_one_number_format_accuracy_reads_the_same_in_every_text_format(tmp_path
     screen = _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", "sample", "--limit", "12")
     [run] = RunStore(store).runs()
     shown = f"{100 * run.metric('accuracy'):.1f}"
-    assert re.search(rf"^│ AVG\s+│\s+{re.escape(shown)} \[", screen.stdout, re.M)  # the category table
-    assert re.search(rf"^│ accuracy\s+│\s+{re.escape(shown)} \[", screen.stdout, re.M)  # and the metrics table
+    assert re.search(rf"^\| AVG\s+\|\s+{re.escape(shown)} \[", screen.stdout, re.M)  # the category table
+    assert re.search(rf"^\| accuracy\s+\|\s+{re.escape(shown)} \[", screen.stdout, re.M)  # and the metrics table
     show_csv = list(csv.reader(io.StringIO(_cli("--store", store, "show", run.id, "--format", "csv").stdout)))
     assert next(r for r in show_csv if r[0] == "accuracy")[1] == shown
     runs_csv = list(csv.DictReader(io.StringIO(_cli("--store", store, "runs", "--format", "csv").stdout)))
@@ -280,3 +280,15 @@ def test_one_number_format_accuracy_reads_the_same_in_every_text_format(tmp_path
     metrics = next(t for t in as_json if t["title"].startswith("Metrics"))
     assert next(r for r in metrics["rows"] if r["metric"] == "accuracy")["value"] == run.metric("accuracy")
     assert "value" in metrics["fractions"]
+
+
+def test_nothing_printed_into_a_pipe_has_a_box_drawing_character(tmp_path):
+    """eval, show, compare and runs into a pipe (click's runner is not a terminal): plain characters only."""
+    store = str(tmp_path / "s.sqlite")
+    outputs = [_cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", "sample", "--limit", n).stdout
+               for n in ("6", "8")]
+    a, b = (r.id for r in RunStore(store).runs())
+    outputs += [_cli("--store", store, *args).stdout
+                for args in (("show", a), ("show", a, "--items"), ("compare", a, b), ("runs",))]
+    drawn = {c for out in outputs for c in out if 0x2500 <= ord(c) <= 0x257F}
+    assert drawn == set() and all(out.strip() for out in outputs)

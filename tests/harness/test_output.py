@@ -30,7 +30,7 @@ def test_every_robustness_family_is_on_a_line_with_its_figure(robustness_run):
     families = {r.category for r in build_suite("robustness").load().rows}
     assert len(families) > 15
     for family in families:
-        assert re.search(rf"^│ {re.escape(family)}\s+│\s+\d+\.\d \[\d+\.\d, \d+\.\d\]\s+│$", out, re.M), \
+        assert re.search(rf"^\| {re.escape(family)}\s+\|\s+\d+\.\d \[\d+\.\d, \d+\.\d\]\s+\|$", out, re.M), \
             f"{family} not shown with its figure and its interval"
     assert max(len(line) for line in out.splitlines()) <= 80
 
@@ -100,7 +100,7 @@ def test_compare_names_the_runs_once(robustness_run, tmp_path):
 
     a, b = (r.id for r in RunStore(store).runs()[:2])
     compared = _cli("--store", store, "compare", a, b)
-    metric_lines = [line for line in compared.stdout.splitlines() if re.match(r"^[│ ]*(accuracy|f1|precision)\b", line)]
+    metric_lines = [line for line in compared.stdout.splitlines() if re.match(r"^[| ]*(accuracy|f1|precision)\b", line)]
     assert metric_lines and not any(a in line or b in line for line in metric_lines)
     assert f"A = {a}" in " ".join(compared.stdout.split())
     assert compared.stderr.count("WARNING") == 1  # different data: said once, on stderr
