@@ -140,8 +140,8 @@ class OpenRLHFTrainer:
         """Write the prompt data and return the checked command, one flag a line (a shell reads it as one
         command), with a placeholder for the server's port."""
         prompts = Path(self.config.output) / "prompts.jsonl"
+        command = self.command("http://127.0.0.1:PORT/get_reward")  # checked (openrlhf's flags) before any write
         n = write_prompts(self.config, prompts)
-        command = self.command("http://127.0.0.1:PORT/get_reward")
         start = next((i for i, c in enumerate(command) if c.startswith("--")), len(command))
         lines = [" ".join(shlex.quote(c) for c in command[:start])]
         for c in command[start:]:
@@ -173,9 +173,9 @@ class OpenRLHFTrainer:
     def run(self, store: RunStore) -> RunRecord:
         cfg = self.config
         output = Path(cfg.output)
-        n_prompts = write_prompts(cfg, output / "prompts.jsonl")
         port = free_port()
-        command = self.command(f"http://127.0.0.1:{port}/get_reward")
+        command = self.command(f"http://127.0.0.1:{port}/get_reward")  # checked before anything is written
+        n_prompts = write_prompts(cfg, output / "prompts.jsonl")
         from harness.core.versions import package_versions
 
         items_per_step = max(1, cfg.prompts_per_step) * cfg.num_generations

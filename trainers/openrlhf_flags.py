@@ -13,6 +13,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.core.optional import MissingDependencyError
+
 
 @dataclass(frozen=True)
 class Flag:
@@ -25,7 +27,10 @@ def openrlhf_source() -> Path:
     """``train_ppo_ray.py`` of the installed openrlhf (install it with ``pip install --no-deps openrlhf``)."""
     spec = importlib.util.find_spec("openrlhf")
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("openrlhf is not installed: pip install --no-deps openrlhf==0.11.2 (its source is read, not imported)")
+        raise MissingDependencyError(
+            "the openrlhf trainer needs the package 'openrlhf', which is not installed. Install it with: pip install "
+            "'rl-reward-harness[openrlhf]' (on the GPU cluster); to check the command here with --dry-run, its "
+            "source is enough: pip install --no-deps openrlhf==0.11.2")
     return Path(list(spec.submodule_search_locations)[0]) / "cli" / "train_ppo_ray.py"
 
 

@@ -83,6 +83,10 @@ class WandbTracker:
 TRACKERS: dict[str, Callable[[Path, str], Tracker]] = {"tensorboard": TensorBoardTracker, "wandb": WandbTracker}
 
 
+# What each tracker imports: checked with the trainer's own needs before anything is loaded or written
+TRACKER_MODULES: Mapping[str, tuple[str, ...]] = {"": (), "tensorboard": ("tensorboard",), "wandb": ("wandb",)}
+
+
 def open_tracker(name: str, folder: Path, run_name: str) -> Tracker | None:
     """The tracker ``name`` names (none for ""), writing under ``folder``."""
     if not name:

@@ -130,6 +130,12 @@ class TRLTrainer:
         return reward
 
     def run(self, store: RunStore) -> RunRecord:
+        from harness.core.optional import require_all
+        from trainers.trackers import TRACKER_MODULES
+
+        # every package the run needs, the tracker's included, in one message before anything is loaded or written
+        require_all(("trl", "transformers", "torch", *TRACKER_MODULES.get(self.config.report_to, ())),
+                    f"harness train --trainer trl{' --report-to ' + self.config.report_to if self.config.report_to else ''}")
         trl = require("trl", "the trl trainer")
         transformers = require("transformers", "the trl trainer")
         torch = require("torch", "the trl trainer")

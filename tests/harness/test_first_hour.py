@@ -292,3 +292,24 @@ def test_nothing_printed_into_a_pipe_has_a_box_drawing_character(tmp_path):
                 for args in (("show", a), ("show", a, "--items"), ("compare", a, b), ("runs",))]
     drawn = {c for out in outputs for c in out if 0x2500 <= ord(c) <= 0x257F}
     assert drawn == set() and all(out.strip() for out in outputs)
+
+
+@pytest.mark.parametrize("args, blocked, says", [
+    (["--trainer", "openrlhf", "--dry-run"], "openrlhf", "pip install 'rl-reward-harness[openrlhf]'"),
+    (["--report-to", "tensorboard"], "tensorboard", "pip install 'rl-reward-harness[tensorboard]'"),
+])
+def test_a_train_that_cannot_start_says_so_in_one_line_and_writes_nothing(tmp_path, monkeypatch, args, blocked, says):
+    """The package is missing (its import blocked): one line with the README's install line, exit 1, and nothing
+    written in the output folder or the store."""
+    monkeypatch.setitem(sys.modules, blocked, None)  # `import blocked` raises ImportError, find_spec finds nothing
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.split(".")[0] == blocked else real_find_spec(name, *a))
+    output, store = tmp_path / "out", tmp_path / "s.sqlite"
+    result = _cli("--store", str(store), "train", "--reward", "rule", "--dataset", "gsm8k", "--output", str(output),
+                  "--max-steps", "1", *args)
+    assert result.exit_code == 1, result.output
+    assert says in result.output and "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert not output.exists() and (not store.exists() or not RunStore(store).runs())

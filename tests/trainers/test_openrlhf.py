@@ -15,7 +15,7 @@ from trainers.openrlhf_flags import FlagError, check_command, openrlhf_source, r
 def flags():
     try:
         source = openrlhf_source()
-    except FileNotFoundError as exc:
+    except ImportError as exc:
         pytest.fail(f"{exc} (tox installs it)")
     return read_flags(source)
 
