@@ -27,7 +27,7 @@ EXTRA_FOR_MODULE = {
     "gguf": "gguf",
     "accelerate": "gguf",
     "openai": "openai",
-    "httpx": "openai",
+    "httpx": "server",  # the server's client and the remote reward; the openai package brings its own
     "tensorboard": "tensorboard",
     "wandb": "wandb",
     "verl": "verl",
@@ -38,13 +38,20 @@ class MissingDependencyError(ImportError):
     """An optional dependency is not installed; the message carries the install command."""
 
 
-def install_command(module: str) -> str:
+# a bare torch from PyPI is a CUDA build of several GB on Linux; the CPU build comes from PyTorch's own index
+TORCH_CPU_NOTE = ("on a machine without a GPU, install a CPU build of torch first: pip install torch "
+                  "--index-url https://download.pytorch.org/whl/cpu")
+
+
+def _line(module: str) -> str:
     top = module.split(".")[0]
     extra = EXTRA_FOR_MODULE.get(top)
-    line = f"pip install '{DISTRIBUTION}[{extra}]'" if extra else f"pip install {top}"
-    if top == "torch":  # a bare torch pulls a CUDA build of several GB
-        line += " (on a machine without a GPU, install a CPU build of torch first, e.g. pip install torch==2.13.0)"
-    return line
+    return f"pip install '{DISTRIBUTION}[{extra}]'" if extra else f"pip install {top}"
+
+
+def install_command(module: str) -> str:
+    line = _line(module)
+    return f"{line} ({TORCH_CPU_NOTE})" if module.split(".")[0] == "torch" else line
 
 
 def require(module: str, purpose: str) -> ModuleType:
@@ -73,7 +80,8 @@ def require_all(modules: Iterable[str], purpose: str) -> None:
     missing = [m for m in dict.fromkeys(modules) if not _installed(m)]
     if not missing:
         return
-    lines = list(dict.fromkeys(install_command(m) for m in missing))
+    lines = list(dict.fromkeys(_line(m) for m in missing))  # one line per extra, however many modules it brings
+    note = f" ({TORCH_CPU_NOTE})" if any(m.split(".")[0] == "torch" for m in missing) else ""
     raise MissingDependencyError(
-        f"{purpose} needs {', '.join(repr(m) for m in missing)}, not installed. Install with: " + "; ".join(lines)
+        f"{purpose} needs {', '.join(repr(m) for m in missing)}, not installed. Install with: " + "; ".join(lines) + note
     )

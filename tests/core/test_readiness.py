@@ -73,4 +73,29 @@ def test_serve_records_no_run_for_a_reward_that_cannot_start(tmp_path):
 def test_the_torch_install_line_says_to_take_a_cpu_build_first():
     from harness.core.optional import install_command
 
-    assert "pip install torch==2.13.0" in install_command("torch")
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in install_command("torch")
+
+
+def test_an_extra_is_named_once_however_many_of_its_modules_are_missing():
+    """torch and transformers both come with [rm]: one install line, and the CPU note once."""
+    import sys
+
+    from harness.core.optional import MissingDependencyError, require_all
+
+    saved = {m: sys.modules.get(m) for m in ("torch", "transformers")}
+    try:
+        for m in saved:
+            sys.modules[m] = None  # type: ignore[assignment] - as if not installed
+        try:
+            require_all(("torch", "transformers", "lm_eval"), "harness eval-policy")
+        except MissingDependencyError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError("no error")
+    finally:
+        for m, module in saved.items():
+            if module is None:
+                sys.modules.pop(m, None)
+            else:
+                sys.modules[m] = module
+    assert message.count("[rm]") == 1 and message.count("download.pytorch.org") == 1

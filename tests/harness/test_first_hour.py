@@ -139,11 +139,12 @@ def test_a_label_that_is_broken_json_is_refused_with_the_reason():
 
 
 def test_serve_without_the_server_extra_names_the_install_command(monkeypatch):
-    for module in ("fastapi", "pydantic", "uvicorn"):
-        monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed
+    for module in ("fastapi", "pydantic", "uvicorn", "httpx"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed (a base install)
     result = _cli("serve", "--reward", "rule")
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "pip install 'rl-reward-harness[server]'" in result.output
+    assert "[openai]" not in result.output  # the rule reward needs nothing of the openai extra
 
 
 
