@@ -2,7 +2,8 @@
 
 A figure can be recomputed only from the code that made it, so each run names the commit of the checkout its code
 was imported from and whether that checkout had uncommitted changes to tracked files (``dirty``). An install
-from a wheel has no checkout: its commit is recorded as unknown, never guessed.
+from a wheel has no checkout: it records the commit its wheel was built from, when the build ran in a checkout
+(``commit_from: build``), else unknown, never guessed.
 """
 
 from __future__ import annotations
@@ -39,11 +40,23 @@ def code_commit(root: Path = CODE_ROOT) -> dict[str, str]:
     root = Path(root).resolve()
     toplevel = _git(root, "rev-parse", "--show-toplevel")
     if not toplevel or Path(toplevel).resolve() != root:  # an install outside a checkout of this project
-        return {"commit": UNKNOWN, "dirty": UNKNOWN}
+        return built_commit(root)
     commit = _git(root, "rev-parse", "HEAD") or UNKNOWN
     status = _git(root, "status", "--porcelain", "--untracked-files=no")
     dirty = UNKNOWN if status is None else str(bool(status)).lower()
     return {"commit": commit, "dirty": dirty}
+
+
+def built_commit(root: Path = CODE_ROOT) -> dict[str, str]:
+    """The commit a wheel was built from (``harness/_build.json``, written by the build when its source was a git
+    checkout, see setup.py), else unknown."""
+    import json
+
+    try:
+        built = json.loads((Path(root) / "harness" / "_build.json").read_text())
+        return {"commit": str(built["commit"]), "dirty": str(built.get("dirty", UNKNOWN)), "commit_from": "build"}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"commit": UNKNOWN, "dirty": UNKNOWN}
 
 
 def package_versions() -> dict[str, str]:

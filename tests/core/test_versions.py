@@ -66,3 +66,26 @@ def test_a_stored_run_carries_the_commit_and_show_prints_it(tmp_path):
     dirty = {"true": "(with uncommitted changes)", "false": versions["commit"]}.get(versions["dirty"])
     if dirty:
         assert shown["commit"].endswith(dirty)
+
+
+def test_a_wheel_built_from_a_checkout_records_its_commit_and_the_installed_code_reads_it(tmp_path):
+    """pip install . runs no code from the checkout: the wheel carries the commit the build saw."""
+    import json
+    import sys
+    import zipfile
+
+    from harness.core.versions import built_commit
+
+    repo = Path(__file__).resolve().parents[2]
+    if not (repo / ".git").exists():
+        pytest.skip("these tests do not run from a git checkout")
+    head = git(repo, "rev-parse", "HEAD")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(repo), "--no-deps", "--no-build-isolation",
+                    "--quiet", "-w", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    [wheel] = tmp_path.glob("rl_reward_harness-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        built = json.loads(z.read("harness/_build.json"))
+        z.extractall(tmp_path / "site")
+    assert built["commit"] == head and built["dirty"] in ("true", "false")
+    assert built_commit(tmp_path / "site") == {**built, "commit_from": "build"}
+    assert built_commit(tmp_path / "nowhere")["commit"] == UNKNOWN
