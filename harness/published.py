@@ -90,7 +90,7 @@ def caveats(published: Published, layout: str, run: RunRecord) -> list[str]:
     limit = run.settings.limit if run.kind == "policy-eval" else None
     if limit:
         out.append(f"{basename(run.settings.base_policy or run.data_source)} trained with "
-                   f"{run.settings.trained_with or 'nothing'} was scored on the first {limit} problems of each "
+                   f"{run.settings.trained_with or 'nothing'} was scored on a sample of {limit} problems of each "
                    "benchmark; the paper's figures are over the full test sets.")
     return out
 

@@ -19,6 +19,7 @@ from typing import Any
 from harness.core.answers import boxed_answers, gsm8k_final
 from suites.declarations import PolicyDeclaration, declarations
 from suites.loading import DataError, resolve_data_path
+from suites.sampling import sampled
 from suites.math_data import PROMPT_SUFFIX, load_problems
 
 
@@ -100,13 +101,18 @@ def _prompt(template: str, record: Mapping[str, Any]) -> str:
 
 
 def normalised_records(name: str, limit: int | None = None) -> list[dict[str, str]]:
-    """(prompt, answer) records of a named benchmark, or of a jsonl file with question and answer fields."""
+    """(prompt, answer) records of a named benchmark, or of a jsonl file with question and answer fields; with
+    ``limit``, a seeded sample of that many problems, as ``eval --limit`` samples a suite's items."""
+    return sampled(_all_records(name), limit)
+
+
+def _all_records(name: str) -> list[dict[str, str]]:
     bench = benchmarks().get(name)
     if bench is None:
         if not name.endswith(".jsonl"):
             raise DataError(f"unknown benchmark {name!r}; known: {', '.join(benchmarks())}, or a .jsonl file with "
                             "question and answer fields")
-        return [{"prompt": p.question.strip() + PROMPT_SUFFIX, "answer": p.answer} for p in load_problems(name, "test", limit)]
+        return [{"prompt": p.question.strip() + PROMPT_SUFFIX, "answer": p.answer} for p in load_problems(name, "test")]
     parse = _named(PARSERS, bench.parse, "parser", name)
     read = _named(READERS, bench.reader, "reader", name)
     out = []
@@ -117,6 +123,4 @@ def normalised_records(name: str, limit: int | None = None) -> list[dict[str, st
             except KeyError as exc:
                 raise DataError(f"math/{file}: record {i} has no field {exc} (declared for benchmark {name!r}; its "
                                 f"fields: {', '.join(sorted(record))})") from None
-            if limit and len(out) >= limit:
-                return out
     return out

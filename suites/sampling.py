@@ -18,6 +18,14 @@ T = TypeVar("T", bound=LabelledItem)
 SEED = 0
 
 
+def sampled(rows: Sequence[T], limit: int | None, seed: int = SEED) -> list[T]:
+    """``limit`` rows drawn uniformly at random (seeded: the same limit, the same rows), in their original order;
+    all of them when ``limit`` is None or not smaller. A benchmark's first rows are often its easiest."""
+    if limit is None or limit >= len(rows):
+        return list(rows)
+    return [rows[i] for i in sorted(random.Random(seed).sample(range(len(rows)), limit))]
+
+
 def stratified(rows: Sequence[T], limit: int | None, seed: int = SEED) -> list[T]:
     """``limit`` rows of ``rows`` spread over their (category, label) strata (all of them when ``limit`` is None or
     not smaller), in their original order."""

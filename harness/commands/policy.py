@@ -26,7 +26,8 @@ from harness.report import (
                    "or .jsonl files with question and answer fields.")
 @click.option("--preset", type=click.Choice(["cooper", "greedy"]), default="cooper", show_default=True,
               help="cooper: temperature 0.7, top-p 0.95, 8 samples, mean accuracy; greedy: one greedy sample.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N problems of each benchmark.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="A sample of N problems of each benchmark (seeded: the same N, the same problems), as eval --limit.")
 @click.option("--max-gen-toks", type=click.IntRange(min=1), default=512, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--base-policy", default="", help="The untrained policy (for tables); default: from the training run in "

@@ -74,3 +74,12 @@ def test_eval_policy_end_to_end_with_smollm2(tmp_path, data_root):
     [row] = table["rows"]
     assert {"GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "AVG"} <= set(row)
     assert all(0.0 <= row[k] <= 1.0 for k in ("GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "AVG"))
+
+
+def test_limit_samples_problems_as_eval_limit_samples_items(data_root):
+    """--limit N: a seeded sample spread over the benchmark, in its order, the same each time; not its first N."""
+    every = normalised_records("gsm8k")
+    five = normalised_records("gsm8k", 5)
+    assert five == normalised_records("gsm8k", 5) and len(five) == 5
+    positions = [every.index(r) for r in five]
+    assert positions == sorted(positions) and positions != list(range(5)) and max(positions) > 100
