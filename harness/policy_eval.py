@@ -45,6 +45,7 @@ class _Scored:
 
     lines: ProgressLog | None = None
     done = 0
+    total: int | None = None  # problems in the run (every benchmark's, after --limit), for "12/40 problems"
     per_benchmark: dict[str, int] = {}
     store: Any = None
     run_id: str = ""
@@ -61,7 +62,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, fl
         _record(doc, items, scores)
     if _Scored.lines is not None:
         _Scored.done += 1
-        _Scored.lines.update(_Scored.done)
+        _Scored.lines.update(_Scored.done, _Scored.total)
     return {"accuracy": sum(s.verdict is True for s in scores) / max(1, len(scores))}
 
 
@@ -144,6 +145,7 @@ def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
     _Scored.lines, _Scored.done, _Scored.per_benchmark = ProgressLog("eval-policy: scored", "problems"), 0, {}
     try:
         tasks = write_tasks(folder, request)
+        _Scored.total = sum(sum(1 for _ in (folder / f"{name}.jsonl").open(encoding="utf-8")) for name in tasks)
         args = request.model_args or _default_model_args(request)
         results = lm_eval.simple_evaluate(
             model=request.backend, model_args=args, tasks=tasks, batch_size=request.batch_size,

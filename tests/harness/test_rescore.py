@@ -71,8 +71,9 @@ def test_eval_policy_stores_every_generation_and_rescoring_pays_them_again_witho
     mathverify scores the same texts in a run of its own, paired with the first."""
     require_packaged_smollm2()
     store_file = tmp_path / "s.sqlite"
-    _cli(store_file, "eval-policy", "--model", "smollm2-135m", "--suites", "gsm8k", "--preset", "greedy", "--limit",
-         "3", "--max-gen-toks", "48", "--reward", "mathverify:workers=1", "--format", "json")
+    done = _cli(store_file, "eval-policy", "--model", "smollm2-135m", "--suites", "gsm8k", "--preset", "greedy",
+                "--limit", "3", "--max-gen-toks", "48", "--reward", "mathverify:workers=1", "--format", "json")
+    assert "eval-policy: scored: 3/3 problems" in done.stderr  # the progress line knows its total
     store = RunStore(store_file)
     first, second = sorted(store.runs(kind="policy-eval"), key=lambda r: "rescored_from" in r.config)
     items, texts = store.items(first.id), store.texts(first.id)
