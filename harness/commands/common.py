@@ -233,6 +233,12 @@ def plugin_option(command: Callable[..., Any]) -> Callable[..., Any]:
                         help="Import your own code first (as the group option --plugin).")(command)
 
 
+def flipped_option(default: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--flipped N``: how many of the items whose verdict changed between two paired runs to list."""
+    return click.option("--flipped", type=click.IntRange(min=0), default=default, show_default=True,
+                        help="List up to this many items whose verdict changed (0: all).")
+
+
 def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--store`` (and ``--plugin``) on a subcommand too (``harness eval --store X`` as well as
     ``harness --store X eval``)."""

@@ -6,6 +6,7 @@ import click
 
 from harness.commands.common import (
     emit,
+    flipped_option,
     friendly,
     plugin_option,
     progress,
@@ -103,8 +104,7 @@ def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite
 @click.option("--reward", "reward_specs", required=True, multiple=True,
               help="Reward spec to score the run's texts with (repeatable: one new run each).")
 @click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
-@click.option("--flipped", type=click.IntRange(min=0), default=20, show_default=True,
-              help="List up to this many items whose verdict changed (0: all).")
+@flipped_option(20)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @store_option
 @click.pass_context

@@ -6,6 +6,7 @@ import click
 
 from harness.commands.common import (
     emit,
+    flipped_option,
     friendly,
     run_store,
     store_note,
@@ -82,8 +83,7 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
 @click.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--flipped", type=click.IntRange(min=0), default=50, show_default=True,
-              help="List up to this many items whose verdict changed (0: all).")
+@flipped_option(50)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @store_option
 @click.pass_context

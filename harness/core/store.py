@@ -238,18 +238,7 @@ class RunStore:
         """Write items and metrics and mark the run complete, all in one transaction; ``n_items`` corrects the
         count when it is known only at the end (problems a policy was evaluated on, rollouts a server saw)."""
         with self._connect() as db:
-            status = db.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
-            if status is None or status[0] != RunStatus.RUNNING:
-                raise StoreError(f"run {run_id} is not running (status {status and status[0]})")
-            db.executemany(
-                "INSERT INTO items (run_id, idx, uid, category, label, value, verdict, reason, answer, latency_s,"
-                " detail) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (run_id, it.idx, it.uid, it.category, _int(it.label), it.value, _int(it.verdict), it.reason,
-                     it.answer, it.latency_s, it.detail)
-                    for it in items
-                ],
-            )
+            _insert_items(db, run_id, items)
             if n_items is not None:
                 db.execute("UPDATE runs SET n_items=? WHERE id=?", (n_items, run_id))
             db.executemany(
@@ -267,14 +256,7 @@ class RunStore:
         if len(items) != len(texts):
             raise ValueError(f"{len(items)} items and {len(texts)} texts: each item needs its text")
         with self._connect() as db:
-            status = db.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
-            if status is None or status[0] != RunStatus.RUNNING:
-                raise StoreError(f"run {run_id} is not running (status {status and status[0]})")
-            db.executemany(
-                "INSERT INTO items (run_id, idx, uid, category, label, value, verdict, reason, answer, latency_s,"
-                " detail) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [(run_id, it.idx, it.uid, it.category, _int(it.label), it.value, _int(it.verdict), it.reason,
-                  it.answer, it.latency_s, it.detail) for it in items])
+            _insert_items(db, run_id, items)
             db.executemany("INSERT INTO texts VALUES (?,?,?,?,?)",
                            [(run_id, it.idx, t.question, t.reference, t.completion) for it, t in zip(items, texts)])
 
@@ -497,6 +479,18 @@ def _run_from_row(row: Sequence[Any], metrics: list[Metric]) -> RunRecord:
 
 def _int(v: bool | None) -> int | None:
     return None if v is None else int(v)
+
+
+def _insert_items(db: sqlite3.Connection, run_id: str, items: Sequence[ItemRow]) -> None:
+    """Items of a run that is still running (a finished run's items are what they were)."""
+    status = db.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
+    if status is None or status[0] != RunStatus.RUNNING:
+        raise StoreError(f"run {run_id} is not running (status {status and status[0]})")
+    db.executemany(
+        "INSERT INTO items (run_id, idx, uid, category, label, value, verdict, reason, answer, latency_s, detail)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        [(run_id, it.idx, it.uid, it.category, _int(it.label), it.value, _int(it.verdict), it.reason, it.answer,
+          it.latency_s, it.detail) for it in items])
 
 
 def _migrate(db: sqlite3.Connection, version: int) -> None:
