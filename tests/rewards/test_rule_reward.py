@@ -189,3 +189,14 @@ def test_an_item_scored_lately_is_not_graded_twice_but_a_failure_is_tried_again(
         assert calls == [1, 1]  # tried again: a failure is not a verdict to keep
         monkeypatch.undo()
         assert reward.score([hung])[0].verdict is True
+
+
+@pytest.mark.parametrize("reference, answer", [
+    ("\\pi^3", "(-\\pi)^3"), ("8", "(-2)^3"), ("\\pi^{5}", "(-\\pi)^{5}"), ("-\\pi^3", "\\pi^3"),
+])
+def test_an_odd_power_keeps_the_sign_of_a_negative_base(rule_reward, reference, answer):
+    """(-x)^3 is -x^3: the numeric evaluator's power of a negative base keeps its sign for odd exponents."""
+    [score] = rule_reward.score([Item("", reference, f"The answer is $\\boxed{{{answer}}}$.")])
+    assert score.verdict is False, score
+    [same] = rule_reward.score([Item("", reference, f"The answer is $\\boxed{{{reference}}}$.")])
+    assert same.verdict is True

@@ -108,6 +108,8 @@ C, I, U = Verdict.CORRECT, Verdict.INCORRECT, Verdict.UNPARSED
     ("Analysis step by step:\n...\nFinal Judgment: \\boxed{B} - INCORRECT", I),
     ("Analysis step by step: [\n...\n]\n\nFinal Judgment: \\boxed{C} - INCOMPLETE", I),
     ("Final Judgment: (A)", C),
+    # the grading scale quoted before the judgment: the last box decides, never the scale's first
+    ("The scale: \\boxed{A} - CORRECT, \\boxed{B} - INCORRECT.\nFinal Judgment: \\boxed{B} - INCORRECT", I),
     ("CORRECT", I),  # the released fallback reads the last capital A-C: "C", invalid: never paid
     ("", U), ("I cannot decide.", U), ("Final Judgment: none", U),
 ])

@@ -48,3 +48,12 @@ def test_score_contract_rejects_bad_values():
         Score(1.5, True)
     with pytest.raises(ValueError):
         Score(None, True)
+
+
+def test_a_confidently_wrong_reward_has_the_worst_calibration():
+    """Scores of exactly 1.0 belong to the top bin: every answer paid at 1.0 and every one wrong is an ECE of 1."""
+    from suites.calibration import expected_calibration_error, reliability
+
+    assert expected_calibration_error([False] * 6, [1.0] * 6) == 1.0
+    assert expected_calibration_error([False, True, True], [1.0, 1.0, 0.0]) == pytest.approx(2 / 3)
+    assert sum(b.n for b in reliability([True, False], [1.0, 0.0])) == 2
