@@ -83,19 +83,35 @@ class ServedReward(ClosesOnExit):
             return [Score.failed(REASON_CRASHED, f"{self.url} answered {response.status_code}: "
                                                  f"{response.text[:300]}")] * len(items)
         try:
-            return self._read(response.json(), len(items))
-        except (ValueError, TypeError, KeyError) as exc:
-            return [Score.failed(REASON_CRASHED, f"{self.url} answered what is not the protocol's answer ({exc}): "
+            answer = response.json()
+        except ValueError as exc:
+            return [Score.failed(REASON_CRASHED, f"{self.url} answered what is not the protocol's answer (not "
+                                                 f"JSON: {exc}): "
                                                  f"{response.text[:200]!r}")] * len(items)
+        return self.scores_from(answer, len(items))
+
+    def scores_from(self, answer: Any, n: int) -> list[Score]:
+        """The ``n`` scores a server's JSON answer gives; an answer that is not the protocol's (any shape a server
+        can send) fails every item with the reason, and nothing is raised."""
+        try:
+            return self._read(answer, n)
+        except ValueError as exc:
+            return [Score.failed(REASON_CRASHED, f"{self.url} answered what is not the protocol's answer ({exc}): "
+                                                 f"{json.dumps(answer, default=str)[:200]}")] * n
 
     def _read(self, answer: Any, n: int) -> list[Score]:
-        """Scores from an answer; a ValueError (or TypeError, KeyError) when it is not the protocol's answer."""
-        rewards = answer["rewards"]
+        """Scores from an answer; a ValueError, saying what is wrong, when it is not the protocol's answer."""
+        if not isinstance(answer, dict):
+            raise ValueError(f"the answer is a {type(answer).__name__}, not an object")
+        rewards = answer.get("rewards")
         if not isinstance(rewards, list) or len(rewards) != n:
             raise ValueError(f"'rewards' must be a list of {n} numbers")
         extra = answer.get("extra_logs") or {}
-        failed, verdicts = extra.get("reward_failed"), extra.get("verdict")
-        errors = answer.get("errors") or [None] * n
+        if not isinstance(extra, dict):
+            raise ValueError(f"'extra_logs' must be an object, not a {type(extra).__name__}")
+        failed = _per_item(extra.get("reward_failed"), n, "extra_logs.reward_failed")
+        verdicts = _per_item(extra.get("verdict"), n, "extra_logs.verdict")
+        errors = _per_item(answer.get("errors"), n, "errors") or [None] * n
         out = []
         for i, value in enumerate(rewards):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -105,6 +121,8 @@ class ServedReward(ClosesOnExit):
                 reason = cause.split(":")[0] if cause.split(":")[0] in FAILURE_REASONS else REASON_CRASHED
                 out.append(Score.failed(reason, f"the server failed this item: {cause}"))
                 continue
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"rewards[{i}] is {value!r}, outside [0, 1]")
             verdict = bool(verdicts[i]) if verdicts is not None else value >= self.threshold
             out.append(Score(float(value), verdict, "remote"))
         return out
@@ -113,3 +131,12 @@ class ServedReward(ClosesOnExit):
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+def _per_item(values: Any, n: int, name: str) -> list[Any] | None:
+    """A per-item list of the answer (one entry per item, or absent); a ValueError for anything else."""
+    if values is None:
+        return None
+    if not isinstance(values, list) or len(values) != n:
+        raise ValueError(f"'{name}' must be a list of {n} entries, one per item")
+    return values
