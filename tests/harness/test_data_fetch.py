@@ -196,3 +196,15 @@ def test_verifybench_without_the_file_or_the_hub_says_how_to_fetch_it(tmp_path, 
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     with pytest.raises(Exception, match="harness data fetch verifybench"):
         build_suite("verifybench-hard").load()
+
+
+def test_a_corrupted_file_on_disk_is_fetched_again_not_reported_present(data_root, tmp_path):
+    root = tmp_path / "data"
+    with Mirror(mirror_files(data_root)) as mirror:
+        fetch(["gsm8k"], root, mirror=mirror.url)
+        target = root / "math" / "gsm8k" / "test.jsonl"
+        good = target.read_bytes()
+        target.write_bytes(good[:-10] + b"corrupted\n")  # the right name and nearly the right size
+        again = {d.path: d.action for d in fetch(["gsm8k"], root, mirror=mirror.url)}
+    assert again["math/gsm8k/test.jsonl"] == "downloaded" and target.read_bytes() == good
+    assert again["math/gsm8k/train.jsonl"] == "present"
