@@ -360,6 +360,7 @@ class RunStore:
         """A copy of this store at ``dest`` (replaced whole, never half-written), with only ``run_ids`` when given:
         the file an experiment commits beside its report, which ``harness --store FILE`` reads as any store."""
         dest = Path(dest)
+        keep = [self.resolve(r) for r in run_ids] if run_ids is not None else None  # unknown ids: nothing made
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(f".{dest.name}.tmp")
         tmp.unlink(missing_ok=True)
@@ -367,8 +368,7 @@ class RunStore:
         target = sqlite3.connect(tmp)
         try:
             source.backup(target)
-            if run_ids is not None:
-                keep = [self.resolve(r) for r in run_ids]
+            if keep is not None:
                 target.execute("PRAGMA foreign_keys = ON")
                 marks = ",".join("?" * len(keep))
                 target.execute(f"DELETE FROM runs WHERE id NOT IN ({marks})", keep)
@@ -389,7 +389,8 @@ class RunStore:
                 if row is None:
                     raise StoreError(f"no runs in {self.path}")
                 return row[0]
-            rows = db.execute("SELECT id FROM runs WHERE id LIKE ? ORDER BY id", (ref.replace("%", "") + "%",)).fetchall()
+            # a prefix of the id as written: no LIKE, whose "_" matches any character and which ignores case
+            rows = db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id", (len(ref), ref)).fetchall()
         if not rows:
             raise StoreError(f"no run {ref!r} in {self.path} (see `harness runs`)")
         if len(rows) > 1:

@@ -253,3 +253,41 @@ def test_an_existing_store_is_opened_and_a_missing_one_is_refused_creating_nothi
     with pytest.raises(StoreError, match=f"no run store at {typo}: check --store"):
         RunStore.existing(typo)
     assert not (tmp_path / "nested").exists()  # neither the file nor the folder on its way
+
+
+def test_latest_is_the_newest_run_begun_whatever_its_row_order(tmp_path):
+    """A store merged or rebuilt holds a newer run in an earlier row: latest goes by when runs began."""
+    import sqlite3
+
+    from harness.core.store import NewRun, RunStore
+
+    store = RunStore(tmp_path / "s.sqlite")
+    newer = store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
+    older = store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
+    with sqlite3.connect(store.path) as db:  # the second row began a minute before the first
+        db.execute("UPDATE runs SET created_at='2000-01-01T00:00:00+00:00' WHERE id=?", (older,))
+    assert store.get("latest").id == newer
+
+
+def test_an_id_prefix_is_matched_as_written(tmp_path):
+    from harness.core.store import NewRun, RunStore, StoreError
+
+    store = RunStore(tmp_path / "s.sqlite")
+    run_id = store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
+    assert store.resolve(run_id[:15]) == run_id
+    wildcard = run_id[:8] + "_" + run_id[9:15]  # "_" where the id has "-": no run has that id
+    with pytest.raises(StoreError, match="no run"):
+        store.resolve(wildcard)
+    if run_id != run_id.upper():  # its hex suffix has a letter: the upper-case id is another id
+        with pytest.raises(StoreError, match="no run"):
+            store.resolve(run_id.upper())
+
+
+def test_exporting_an_unknown_run_refuses_and_leaves_nothing(tmp_path):
+    from harness.core.store import NewRun, RunStore, StoreError
+
+    store = RunStore(tmp_path / "s.sqlite")
+    store.begin(NewRun("reward-eval", "rule", "sample", "d", "h", 1, {}, {}))
+    with pytest.raises(StoreError):
+        store.export(tmp_path / "out" / "copy.sqlite", ["no-such-run"])
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
