@@ -162,7 +162,7 @@ class JudgeReward(ClosesOnExit):
         if self.mode == "probability":
             p = judgment_probability(completion)
             if p is not None:
-                return Score(p, p >= self.threshold, "judge_probability", completion.text[-200:])
+                return Score(p, p >= self.threshold, "judge_probability", detail=completion.text[-200:])
         if verdict is None:
-            return Score(None, None, "unparsed", completion.text[-200:])
-        return Score(1.0 if verdict else 0.0, verdict, "judge", completion.text[-200:])
+            return Score(None, None, "unparsed", detail=completion.text[-200:])
+        return Score(1.0 if verdict else 0.0, verdict, "judge", detail=completion.text[-200:])

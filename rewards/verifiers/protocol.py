@@ -58,10 +58,10 @@ class VerifierProtocol:
         reading = self.read(output)
         detail = output[-200:]
         if reading.verdict is Verdict.CORRECT:
-            return Score(1.0, True, reading.label, detail)
+            return Score(1.0, True, reading.label, detail=detail)
         if reading.verdict is Verdict.INCORRECT:
-            return Score(0.0, False, reading.label, detail)
-        return Score(None, None, REASON_UNPARSED, detail)
+            return Score(0.0, False, reading.label, detail=detail)
+        return Score(None, None, REASON_UNPARSED, detail=detail)
 
 
 class ProtocolReward(ClosesOnExit):

@@ -102,8 +102,10 @@ class TinyVReward(ProtocolReward):
 def tinyv_addon(model: str, rule: str = "rule", backend: str = "transformers", base_url: str = "",
                 variant: str = "") -> object:
     """The released ``addon`` setup: the rule reward first; TinyV only where the rule does not say correct."""
+    from harness.core.spec import ComponentSpec
     from rewards.composite import cascade
 
-    options = ",".join(f"{k}={v}" for k, v in (("model", model), ("backend", backend), ("base_url", base_url),
-                                                  ("variant", variant)) if v)
-    return cascade(first=rule, then=f"tinyv:{options}", trust="correct")
+    # a spec object, not joined text: a value with a comma or a colon (a path, a URL) is bracketed, never split
+    then = ComponentSpec("tinyv", {k: v for k, v in (("model", model), ("backend", backend), ("base_url", base_url),
+                                                     ("variant", variant)) if v})
+    return cascade(first=rule, then=str(then), trust="correct")

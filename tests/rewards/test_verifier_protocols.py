@@ -196,3 +196,21 @@ def test_the_tinyv_addon_asks_the_model_only_where_the_rule_says_no(tiny_lm):
         assert (second.value, second.verdict) in ((1.0, True), (0.0, False), (None, None))
     finally:
         reward.close()
+
+
+def test_tinyv_addon_keeps_a_model_path_with_a_comma_whole():
+    """The add-on's inner spec is built as a spec, so a value with a comma or a colon is bracketed, not split."""
+    from harness.core.spec import ComponentSpec
+    from rewards import build_reward
+
+    addon = build_reward("tinyv-addon:model=[/models/tinyv,v2],base_url=[http://127.0.0.1:8000/v1],backend=openai")
+    try:
+        inner = ComponentSpec.parse(addon.names[1])
+    finally:
+        addon.close()
+    assert inner.options["model"] == "/models/tinyv,v2" and inner.options["base_url"] == "http://127.0.0.1:8000/v1"
+
+
+def test_a_verifier_s_output_is_kept_as_detail_not_as_the_answer():
+    score = compass.DIRECT.score("Some analysis.\nFinal Judgment: \\boxed{A} - CORRECT")
+    assert score.answer is None and score.detail.endswith("\\boxed{A} - CORRECT")
