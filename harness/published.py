@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.core.spec import ComponentSpec, SpecError
-from harness.core.store import RunRecord
+from harness.core.store import RunKind, RunRecord
 
 MATCH_KEYS = ("reward", "model", "policy")
 
@@ -84,10 +84,10 @@ def caveats(published: Published, layout: str, run: RunRecord) -> list[str]:
     """Why a run's figures and the paper's beside them may differ for reasons other than the system itself."""
     spec = published.layouts.get(layout)
     out = []
-    if spec is not None and spec.items and run.kind == "reward-eval" and run.n_items != spec.items:
+    if spec is not None and spec.items and run.kind == RunKind.REWARD_EVAL and run.n_items != spec.items:
         out.append(f"{run.reward} scored {run.n_items} items of {basename(run.data_source)}; the paper's figures "
                    f"are over {spec.items}.")
-    limit = run.settings.limit if run.kind == "policy-eval" else None
+    limit = run.settings.limit if run.kind == RunKind.POLICY_EVAL else None
     if limit:
         out.append(f"{basename(run.settings.base_policy or run.data_source)} trained with "
                    f"{run.settings.trained_with or 'nothing'} was scored on a sample of {limit} problems of each "
@@ -110,7 +110,7 @@ def _reward_kind(spec: str) -> tuple[str, dict[str, str]]:
 
 def run_identity(run: RunRecord) -> dict[str, str]:
     """What a published row can match on, read from a stored run."""
-    if run.kind == "policy-eval":
+    if run.kind == RunKind.POLICY_EVAL:
         trained_with = run.settings.trained_with
         policy = run.settings.base_policy or run.data_source
         return {"policy": basename(policy), "reward": _reward_kind(trained_with)[0] if trained_with else "none"}

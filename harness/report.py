@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.store import ItemRow, ItemText, Metric, RunRecord
+from harness.core.store import ItemRow, ItemText, Metric, RunKind, RunRecord
 
 FORMATS = ("table", "markdown", "csv", "json")
 
@@ -429,7 +429,7 @@ def items_table(run: RunRecord, items: list[ItemRow], whole: bool,
     rows = [[i.idx, i.uid, i.category, i.label, i.value, i.verdict, i.reason, (i.answer or "")[:60], i.latency_s,
              *texts(i.idx)] for i in items]
     notes = () if data is not None else ("reference and completion not shown: the run's data is no longer where "
-                                         "it was, or has changed since",) if run.kind == "reward-eval" else ()
+                                         "it was, or has changed since",) if run.kind == RunKind.REWARD_EVAL else ()
     return Table("Items", headers + (["reference", "completion"] if data is not None else []), rows, notes=notes)
 
 

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from harness.core.spec import ComponentSpec, SpecError
-from harness.core.store import ItemRow, Metric, RunRecord
+from harness.core.store import ItemRow, Metric, RunKind, RunRecord
 from harness.core.uncertainty import half_width_stderr, mean_and_sd, normal_interval
 from harness.published import Published, PublishedRow, caveats
 from harness.report import INTERVAL_NOTE, Estimate, Table, category_table, estimate, judged_right, paired_items
@@ -77,7 +77,7 @@ class Layout:
     value_columns: Callable[[], tuple[str, ...]]  # read when a table is drawn (Table 3's come from suites.yaml)
     row: Callable[[RunRecord], tuple[list[Any], list[float | None]]]
     key_of_published: Callable[[PublishedRow], list[Any]]
-    run_kind: str = "reward-eval"  # the stored runs it reads when none are named
+    run_kind: RunKind = RunKind.REWARD_EVAL  # the stored runs it reads when none are named
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -114,7 +114,7 @@ LAYOUTS: dict[str, Layout] = {
     "verifybench-hard": _VERIFYBENCH,
     "cooper-rl": Layout("Policy accuracy on math benchmarks (%)", ("Policy", "Trained with"),
                         lambda: (*_table3_columns(), "Avg"),
-                        _cooper_row, _cooper_key, run_kind="policy-eval"),
+                        _cooper_row, _cooper_key, run_kind=RunKind.POLICY_EVAL),
 }
 
 
@@ -337,8 +337,9 @@ TABLES: dict[str, Callable[[Sequence[RunRecord], Published | None, str], Table]]
 PAIRED_TABLES: dict[str, Callable[[Sequence[RunRecord], Callable[[RunRecord], list[ItemRow]]], Table]] = {
     "verifiers": verifiers_layout,
 }
-RUN_KINDS = {**{name: layout.run_kind for name, layout in LAYOUTS.items()}, "robustness": "reward-eval",
-             "training": "train", "verifiers": "reward-eval"}
+RUN_KINDS: dict[str, RunKind] = {**{name: layout.run_kind for name, layout in LAYOUTS.items()},
+                                  "robustness": RunKind.REWARD_EVAL, "training": RunKind.TRAIN,
+                                  "verifiers": RunKind.REWARD_EVAL}
 # The suite a layout reads when neither runs nor --suite are given: a robustness table of VerifyBench runs, or a
 # VerifyBench table of robustness runs, would have columns that mean nothing.
 RUN_SUITES = {"verifybench": "verifybench", "verifybench-hard": "verifybench-hard", "robustness": "robustness"}
