@@ -79,13 +79,14 @@ class SequenceClassifier:
             dtype = self.precision.torch_dtype(torch) if self.device.startswith("cuda") else torch.float32
             try:
                 tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-                model = transformers.AutoModelForSequenceClassification.from_pretrained(
-                    path, num_labels=1, dtype=dtype
+                model, loading = transformers.AutoModelForSequenceClassification.from_pretrained(
+                    path, num_labels=1, dtype=dtype, output_loading_info=True
                 )
             except OSError as exc:
                 raise OSError(
                     f"could not load a sequence classifier from {self.config.model!r} ({path}): {exc}"
                 ) from exc
+            _draw_new_weights(model, set(loading.get("missing_keys") or ()), torch)
             if model.config.num_labels != 1:
                 raise ValueError(f"{path} has {model.config.num_labels} labels; a VerifyRM needs exactly one logit")
             if tokenizer.pad_token is None:
@@ -155,3 +156,19 @@ class SequenceClassifier:
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(state["config"])
+
+
+def _draw_new_weights(model: Any, missing: set[str], torch: Any) -> None:
+    """Weights the checkpoint lacks (the one-logit head an encoder such as MiniLM gets for training) drawn from
+    torch's global generator, as BERT initialises them: what transformers leaves there does not follow a seed, so
+    the same seed trained a different reward model each time."""
+    if not missing:
+        return
+    std = float(getattr(model.config, "initializer_range", 0.02))
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if name in missing:
+                if parameter.dim() > 1:
+                    parameter.normal_(0.0, std)
+                else:
+                    parameter.zero_()

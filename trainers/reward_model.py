@@ -17,6 +17,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.optional import require
 from harness.core.store import ItemRow, Metric, NewRun, RunKind, RunRecord, RunStore, content_hash
 from rewards.checkpoint import load_optimizer_states, read_state, write_checkpoint
 from rewards.classifier import ClassifierConfig, SequenceClassifier
@@ -122,9 +123,11 @@ class VerifyRMTrainer:
         state = self._state()
         start_model = str(self.checkpoint_dir) if state else cfg.base
         clf = SequenceClassifier(ClassifierConfig(start_model, dtype=cfg.dtype, max_length=cfg.max_length))
+        # seeded before the model loads: an encoder without a classification head gets a new one, drawn at random;
+        # seeded after, the same seed gave a different model every time
+        require("torch", "training a reward model").manual_seed(cfg.seed)
         clf.load()
         torch = clf.torch
-        torch.manual_seed(cfg.seed)
         encoded = clf.encode(cfg.format.render_items([r.item for r in train_rows]))
         labels = [1.0 if r.label else 0.0 for r in train_rows]
         steps_per_epoch = -(-len(encoded) // cfg.batch_size)

@@ -75,3 +75,28 @@ def test_train_rm_options_are_the_config_fields_and_bad_values_are_usage_errors(
                           (["--base", "b", "--output", "o", "--dtype", "float8"], "dtype must be auto")):
         result = CliRunner().invoke(main, [*store, "train-rm", "--suite", "sample", *args])
         assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_the_same_seed_trains_the_same_reward_model_from_an_encoder_without_a_head(tmp_path, data_root):
+    """An encoder saved without a classification head (as MiniLM ships) gets a new one when training starts: its
+    weights must be drawn from the seed, or two runs of one command give two different reward models."""
+    import hashlib
+
+    import torch
+    from transformers import BertModel
+
+    base = tiny_classifier(tmp_path / "with-head")
+    torch.manual_seed(1)
+    BertModel.from_pretrained(base).save_pretrained(tmp_path / "encoder")  # the encoder alone, no head
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        if (base / name).exists():
+            (tmp_path / "encoder" / name).write_bytes((base / name).read_bytes())
+    rows = load_training_rows([], ["mathcheck-gsm"], limit=24, seed=0)
+    digests = []
+    for k in range(2):
+        torch.manual_seed(100 + k)  # whatever the process drew before, the seed decides
+        out = tmp_path / f"rm{k}"
+        VerifyRMTrainer(RMTrainConfig(base=str(tmp_path / "encoder"), output=out, epochs=1, batch_size=8,
+                                      max_length=64, seed=3)).train(rows)
+        digests.append(hashlib.sha256((out / "model.safetensors").read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
