@@ -8,6 +8,7 @@
 # each run. A run stopped part-way: remove its folders (ARM-seedN, ARM-seedN-rm, ARM-seedN-rmstate) and start
 # again; it runs from step 0.
 #
+#   STAGE=prepare experiments/cooper_regime/run_ratio.sh         # models, checksums and the static pilot only
 #   experiments/cooper_regime/run_ratio.sh                       # everything (about five hours on 2 cores)
 #   SEEDS=0 ARMS="static" experiments/cooper_regime/run_ratio.sh # some runs only
 set -euo pipefail
@@ -28,10 +29,30 @@ done
 [ -f "$OUT/verifyrm/verifyrm.json" ] || harness train-rm --base minilm-l6 --output "$OUT/verifyrm" \
     --suite "jsonl:reference=reference_answer,data=$OUT/rm_rollouts.jsonl,label=label_fooled" --lr 1e-4 \
     --val-fraction 0.1 --seed 0 --epochs 8
-# every committed file and both models must be the second experiment's, byte for byte, or the runs are not paired
+# the data and the warm-up are the second experiment's, byte for byte; the static model cannot be (see README:
+# its head was not drawn from the seed before 06f1771), so it is this experiment's own, rebuilt to the same bytes
+# by the fixed train-rm and pinned in $DOCS/SHA256SUMS, which `STAGE=prepare` writes once and which is committed
 SUMS="$(cd "$SECOND/data" && pwd)/SHA256SUMS"
-(cd "$OUT" && sha256sum --check --quiet "$SUMS") || {
-  echo "the data or the rebuilt models differ from $SECOND/data/SHA256SUMS: no run started" >&2; exit 1; }
+(cd "$OUT" && grep -v "verifyrm/model.safetensors" "$SUMS" | sha256sum --check --quiet -) || {
+  echo "the data or the warm-up differ from $SUMS: no run started" >&2; exit 1; }
+if [ ! -f "$DOCS/SHA256SUMS" ]; then
+  (cd "$OUT" && grep -v "verifyrm/model.safetensors" "$SUMS" && sha256sum verifyrm/model.safetensors) > "$DOCS/SHA256SUMS"
+fi
+(cd "$OUT" && sha256sum --check --quiet "$(cd "$DOCS" && pwd)/SHA256SUMS") || {
+  echo "the rebuilt static model differs from $DOCS/SHA256SUMS: no run started" >&2; exit 1; }
+# the second experiment's static checks on this static model (P1 and P2), before any run; either failing stops it
+PILOT="$OUT/static_pilot"
+mkdir -p "$PILOT"
+for f in rmtest_rollouts.jsonl step0_rollouts.jsonl probe.jsonl; do ln -sf "../$f" "$PILOT/$f"; done
+if [ ! -f "$PILOT/pilot.json" ]; then
+  python experiments/cooper_regime/pilot_released.py --out "$PILOT" --static "$OUT/verifyrm" --only none \
+      > "$PILOT/pilot.md.tmp"
+  mv "$PILOT/pilot.md.tmp" "$PILOT/pilot.md"
+  cp "$PILOT/pilot.json" "$DOCS/static_pilot.json"; cp "$PILOT/pilot.md" "$DOCS/static_pilot.md"
+fi
+python -c "import json, sys; p = json.load(open(sys.argv[1])); sys.exit(0 if p['P1'] and p['P2'] else 1)" \
+    "$PILOT/pilot.json" || { echo "the static model fails P1 or P2 ($DOCS/static_pilot.md): no run started" >&2; exit 1; }
+[ "${STAGE:-}" = prepare ] && exit 0
 export_store() { python -c "import sys; from harness.core.store import RunStore; RunStore(sys.argv[1]).export(sys.argv[2])" \
     "$HARNESS_STORE" "$DOCS/runs.sqlite"; }
 arm_options() { python -c "import json, sys; print(json.load(open(sys.argv[1]))['arms'][sys.argv[2]])" "$OUT/pilot.json" "$1"; }
