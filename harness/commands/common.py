@@ -83,6 +83,22 @@ def _configure_logging() -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
         logger.addHandler(handler)
     logger.setLevel(logging.WARNING if sys.stderr.isatty() else logging.INFO)
+    if not sys.stderr.isatty():  # a log: the harness's own progress lines, not the libraries' bars and colours
+        quiet_libraries()
+
+
+# What the libraries the harness loads read when they are imported: no progress bars (tqdm redraws a line a
+# character at a time, which a log keeps as one long line of carriage returns) and no load reports in terminal
+# colours. A variable the user set is theirs.
+QUIET_LIBRARIES = {
+    "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "DATASETS_VERBOSITY": "error",
+}
+
+
+def quiet_libraries() -> None:
+    for name, value in QUIET_LIBRARIES.items():
+        os.environ.setdefault(name, value)
 
 
 @contextmanager

@@ -314,3 +314,20 @@ def test_a_train_that_cannot_start_says_so_in_one_line_and_writes_nothing(tmp_pa
     assert result.exit_code == 1, result.output
     assert says in result.output and "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
     assert not output.exists() and (not store.exists() or not RunStore(store).runs())
+
+
+def test_a_log_holds_no_terminal_colours_and_no_progress_bars(tmp_path):
+    """stderr into a file (a job's log): a model-based reward's load report and its libraries' bars stay out."""
+    import subprocess
+
+    from tests.models import tiny_classifier
+
+    model = tiny_classifier(tmp_path / "rm")
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_VERBOSITY")}
+    done = subprocess.run([sys.executable, "-m", "harness", "--store", str(tmp_path / "s.sqlite"), "eval", "--reward",
+                           f"verifyrm:model={model}", "--suite", "sample", "--limit", "8"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b[" not in done.stderr and "\r" not in done.stderr and "it/s]" not in done.stderr, done.stderr[-2000:]
+    assert "eval: scoring" in done.stderr  # the harness's own progress line is there
