@@ -118,9 +118,8 @@ class Table:
         found: dict[int, Estimate] = {}
         for row in self.rows:
             for c, value in enumerate(row):
-                if isinstance(value, Estimate) and (c not in found or value.has_uncertainty):
-                    if c not in found or not found[c].has_uncertainty:
-                        found[c] = value
+                if isinstance(value, Estimate) and not (c in found and found[c].has_uncertainty):
+                    found[c] = value
         return found
 
     def flat_headers(self) -> list[str]:
@@ -129,9 +128,12 @@ class Table:
         return [h for c, header in enumerate(self.headers)
                 for h in (estimates[c].columns(header) if c in estimates else [header])]
 
-    def flat_row(self, row: int, exact: bool) -> list[Any]:
-        """One row for CSV (``exact=False``: percentages as printed) or JSON (exact fractions)."""
+    def flat_rows(self, exact: bool) -> list[list[Any]]:
+        """Every row for CSV (``exact=False``: percentages as printed) or JSON (exact fractions)."""
         estimates = self._estimate_columns()
+        return [self._flat_row(r, exact, estimates) for r in range(len(self.rows))]
+
+    def _flat_row(self, row: int, exact: bool, estimates: Mapping[int, Estimate]) -> list[Any]:
         out: list[Any] = []
         for c, value in enumerate(self.rows[row]):
             if c not in estimates:
@@ -151,7 +153,7 @@ class Table:
         """The exact values (fractions in percent columns; JSON names those columns ``fractions``), an estimate's
         bounds in columns of their own."""
         headers = self.flat_headers()
-        return [dict(zip(headers, self.flat_row(r, exact=True))) for r in range(len(self.rows))]
+        return [dict(zip(headers, row)) for row in self.flat_rows(exact=True)]
 
 
 def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
@@ -319,8 +321,8 @@ def render_text(table: Table, fmt: str) -> str:
         buf = io.StringIO()
         writer = csv.writer(buf)
         writer.writerow(table.flat_headers())
-        for r in range(len(table.rows)):  # as Markdown prints them: percentages where Markdown has them
-            writer.writerow(["" if v is None else v for v in table.flat_row(r, exact=False)])
+        for row in table.flat_rows(exact=False):  # as Markdown prints them: percentages where Markdown has them
+            writer.writerow(["" if v is None else v for v in row])
         return buf.getvalue()
     if fmt == "markdown":
         from tabulate import tabulate
@@ -413,9 +415,7 @@ def items_table(run: RunRecord, items: list[ItemRow], whole: bool,
     """Each item's score and reason, with the reference and the completion it was scored on: the texts the run
     kept (a policy's generations), else its suite's when its data can still be read (the end of the completion,
     where its answer is, unless ``whole``)."""
-    from harness.evaluate import scored_data
-
-    data = kept or ({r: row.item for r, row in enumerate(rows.rows)} if (rows := scored_data(run)) else None)
+    data = _texts(run, kept)
 
     def texts(idx: int) -> list[str]:
         if data is None:
@@ -431,6 +431,17 @@ def items_table(run: RunRecord, items: list[ItemRow], whole: bool,
     notes = () if data is not None else ("reference and completion not shown: the run's data is no longer where "
                                          "it was, or has changed since",) if run.kind == RunKind.REWARD_EVAL else ()
     return Table("Items", headers + (["reference", "completion"] if data is not None else []), rows, notes=notes)
+
+
+def _texts(run: RunRecord, kept: Mapping[int, ItemText] | None) -> Mapping[int, Any] | None:
+    """The texts behind a run's items, by index: those the run kept (a policy's generations), else its suite's
+    items when its data can still be read; None when neither is there."""
+    if kept:
+        return kept
+    from harness.evaluate import scored_data
+
+    data = scored_data(run)
+    return None if data is None else {i: row.item for i, row in enumerate(data.rows)}
 
 
 def judged_right(item: ItemRow) -> bool:
@@ -452,7 +463,7 @@ def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
     """Accuracy of B against A: on the same items, the paired difference with its 95% interval and the exact
     McNemar test on the items that flipped; on different items, the runs' own intervals and an unpaired interval
     of the difference (which says so)."""
-    from harness.core.uncertainty import normal_interval, paired_comparison, wilson
+    from harness.core.uncertainty import half_width_stderr, normal_interval, paired_comparison, wilson
 
     headers = ["comparison", "items", "A", "B", "B - A", "right only in A", "right only in B", "McNemar p", "significant"]
     if paired_items(a, b, items_a, items_b):
@@ -468,8 +479,6 @@ def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
         acc_a, acc_b = (next((m for m in r.metrics if m.name == "accuracy"), None) for r in (a, b))
         if acc_a is None or acc_b is None or acc_a.value is None or acc_b.value is None:
             return Table("Accuracy, B against A", headers, [], notes=("no accuracy to compare",))
-        from harness.core.uncertainty import half_width_stderr
-
         ia = acc_a.interval or wilson(acc_a.value * acc_a.n, acc_a.n)
         ib = acc_b.interval or wilson(acc_b.value * acc_b.n, acc_b.n)
         se = (half_width_stderr(ia) ** 2 + half_width_stderr(ib) ** 2) ** 0.5 if ia and ib else None
@@ -489,9 +498,7 @@ def flipped_table(a: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow], 
     """The items whose verdict changed between two paired runs: id, label, both verdicts, and the reference and
     the completion's end: from ``texts`` (what a policy evaluation kept), else from the run's data where it can
     still be read."""
-    from harness.evaluate import scored_data
-
-    data = texts or ({r: row.item for r, row in enumerate(rows.rows)} if (rows := scored_data(a)) else None)
+    data = _texts(a, texts)
     flipped = [(x, y) for x, y in zip(items_a, items_b) if judged_right(x) != judged_right(y)]
     headers = ["idx", "uid", "label", "A verdict", "B verdict", "right under"]
     if data is not None:

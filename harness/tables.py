@@ -280,6 +280,7 @@ def verifiers_layout(runs: Sequence[RunRecord],
     headers = ["Reward", *(title for _, title in VERIFIER_SUITES), "F1", "hacking FPR", "ECE", "AUROC", "abstain",
                "items/s", "p50 s", "p99 s"]
     baseline = latest.get(BASELINE, {})
+    baseline_items = {name: items_of(run) for name, run in baseline.items()} if items_of is not None else {}
     rows = []
     differences: list[str] = []
     for reward, by_suite in latest.items():
@@ -295,7 +296,7 @@ def verifiers_layout(runs: Sequence[RunRecord],
             cell = estimate(_metrics(run).get("accuracy")) if run is not None else None
             base = baseline.get(name)
             if cell is not None and items_of is not None and base is not None and reward != BASELINE:
-                ours, theirs = items_of(run), items_of(base)  # type: ignore[arg-type]
+                ours, theirs = items_of(run), baseline_items[name]  # type: ignore[arg-type]
                 if paired_items(base, run, theirs, ours):  # type: ignore[arg-type]
                     c = paired_comparison([judged_right(i) for i in theirs], [judged_right(i) for i in ours])
                     if c.significant():
