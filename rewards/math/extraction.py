@@ -25,6 +25,7 @@ class Found(StrEnum):
     ANSWER_IS = "answer_is"  # "the answer is 42"
     TAIL = "tail"  # a short text after the thinking, or the whole completion, when nothing marks an answer
     BARE = "bare"  # a longer text that is one line of bare math
+    JSON = "json"  # the value of an answer field of a JSON object: {"answer": "3/7"}
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,9 @@ def extract_final_answer(
     """
     text = after_thinking(completion)
     spans = box_spans(text, _MAX_CONJOINED)
+    field = json_answer(text)
+    if field is not None and (not spans or field.end > spans[0][1]):  # the format asked for, stated last
+        return field
     if spans and spans[0][2].strip():
         stated_after = _final_answer_after(text, spans[0][1], spans[0][2])
         if stated_after is not None:
@@ -169,6 +173,77 @@ def extract_final_answer(
         return Extraction(_clean(tail), Found.TAIL, (), len(text))
     if len(tail) <= bare_answer_chars and bare_answer(tail):
         return Extraction(_clean(tail), Found.BARE, (), len(text))
+    return None
+
+
+# A key that names an answer ("answer", "final_answer", "finalAnswer", "Answer") and what follows its colon. The
+# key's own letters are bounded, so the pattern is linear; the value is read by _json_value, not by a pattern.
+_ANSWER_KEY = re.compile(r'"(?i:[a-z_ ]{0,20}answer[a-z_ ]{0,20})"\s*:\s*')
+_BARE_JSON_VALUE = re.compile(r"[^,}\]\n]+")
+_MAX_JSON_VALUE = 2000
+
+
+def json_answer(text: str) -> Extraction | None:
+    """The value of the last answer field of a JSON object in ``text`` (``{"answer": "2*pi + 4"}``,
+    ``{"final_answer": 12}``, in a code fence or not), or None. Models asked for JSON end so; read as prose, the
+    field's last number would decide (``": "2*pi + 4"}`` against ``4``). A quoted value is the string it
+    writes: JSON's escapes where the model used them (``"\\\\frac{3}{7}"``), else its backslashes as LaTeX
+    (``"\\frac{3}{7}"``, where JSON would read a form feed); an array is its elements joined by commas; a bare
+    value (a number, ``true``) is itself."""
+    if '"' not in text or "answer" not in text.casefold():
+        return None
+    found = None
+    for found in _ANSWER_KEY.finditer(text):
+        pass
+    if found is None:
+        return None
+    value = _json_value(text, found.end())
+    if value is None:
+        return None
+    answer, end = value
+    return Extraction(answer, Found.JSON, (), end) if answer else None
+
+
+def _json_value(text: str, at: int) -> tuple[str, int] | None:
+    """(the value that starts at ``text[at]``, where it ends), or None when nothing readable starts there."""
+    head = text[at : at + 1]
+    if head == '"':
+        parsed = _json_string(text, at)
+        return None if parsed is None else (parsed[0].strip(), parsed[1])
+    if head == "[":
+        items: list[str] = []
+        i = at + 1
+        while i < len(text) and len(items) < _MAX_CONJOINED:
+            while i < len(text) and text[i] in " \t\n,":
+                i += 1
+            if text[i : i + 1] == "]":
+                return ", ".join(items), i + 1
+            item = _json_value(text, i)
+            if item is None:
+                return None
+            items.append(item[0])
+            i = item[1]
+        return None
+    bare = _BARE_JSON_VALUE.match(text, at, at + _MAX_JSON_VALUE)
+    return None if bare is None else (bare.group(0).strip(), bare.end())
+
+
+def _json_string(text: str, at: int) -> tuple[str, int] | None:
+    """The JSON string literal at ``text[at]`` (a quote), unescaped, and where it ends."""
+    i, end = at + 1, min(len(text), at + 1 + _MAX_JSON_VALUE)
+    while i < end:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            raw = text[at + 1 : i]
+            if "\\\\" in raw:  # the model escaped its backslashes: JSON's own reading
+                raw = raw.replace("\\\\", "\\")
+            return raw.replace('\\"', '"').replace("\\/", "/"), i + 1
+        if c == "\n":
+            return None
+        i += 1
     return None
 
 
