@@ -21,6 +21,18 @@ of two grounds, named in the score's detail:
   (``3.14159265358979 x`` for ``pi x``) is rejected by the tolerance, and one that hides a difference below it
   (``x + 10^{-60}``, ``x tanh(100)``, ``x + e^{-1000x^2}``) has a part within 1e-12 of an integer.
 
+The numeric ground's argument holds for analytic expressions only. ``|x+31|-31`` and ``|x+30|-30``, ``x`` and
+``max(x, -50)``, ``0`` and ``floor(x^2/100)`` agree at every point drawn and differ elsewhere: an expression with a
+non-analytic part (``Abs``, ``floor``, ``ceiling``, ``Max``, ``Min``, ``sign``, ``Mod``, ``frac``, ``Heaviside``,
+``Piecewise``, ``re``, ``im``, ``arg``) is accepted only on the proof, or on a third ground:
+
+- **piecewise**: in one variable, every non-analytic part is ``Abs``, ``sign``, ``Heaviside``, ``Max``, ``Min`` or
+  ``Piecewise`` of analytic arguments, whose breakpoints (the real zeros of the arguments, of the differences of
+  the arguments of ``Max`` and ``Min``, of the two sides of each condition) are at most 8 and found exactly by
+  sympy; the two sides agree at each breakpoint and at 3 points drawn inside every piece between them (and beyond
+  the outer ones), where both are analytic. The detail names the breakpoints. ``floor``, ``ceiling``, ``Mod`` and
+  ``frac`` have infinitely many breakpoints: proof only.
+
 A point where either side is not a finite real number is never evidence of equality: a value sympy computes but a
 float cannot hold (``e^{e^{e^{10}}}``) differs from any value a float holds, and a point where both are that large
 is passed over (too few points left, and the stage cannot say).
@@ -119,12 +131,13 @@ def _points(symbols: list[Any]) -> list[dict[Any, Any]]:
 
 
 def numeric_check(
-    gold: Any, pred: Any, symbols: list[Any], limit: int = _POINTS
+    gold: Any, pred: Any, symbols: list[Any], limit: int = _POINTS, points: list[dict[Any, Any]] | None = None
 ) -> tuple[IdentityVerdict | None, list[dict[Any, Any]]]:
-    """Agreement at random real points (the rule in the module docstring), and the points where both are
-    defined; the verdict is None when too few points are defined for both to say either way. ``limit`` checks
-    only the first points (a quick look for a difference: then its True means nothing)."""
-    points = _points(symbols)[:limit] if symbols else [{}]
+    """Agreement at random real points (the rule in the module docstring), or at ``points`` where given, and the
+    points where both are defined; the verdict is None when too few points are defined for both to say either
+    way. ``limit`` checks only the first points (a quick look for a difference: then its True means nothing)."""
+    if points is None:
+        points = _points(symbols)[:limit] if symbols else [{}]
     defined: list[dict[Any, Any]] = []
     for point in points:
         g, p = _real_value(gold, point), _real_value(pred, point)
@@ -167,12 +180,13 @@ def hides_a_perturbation(gold: Any, pred: Any, points: list[dict[Any, Any]]) -> 
     """The numeric ground's last rule: True when a part of ``pred`` could hide a difference below the tolerance.
     A constant part must be an integer, a rational of at most six-digit terms, pi, e, or a part of the reference
     (not tanh(100), not 10^{-60}); a part in the variables must not take an integer value at the first two
-    defined points (not e^{-1000x^2}, which is 0 there to 50 digits, nor tanh(100x)). An identity whose parts
-    are integer-valued (sec^2 x - tan^2 x) is left to the proof."""
+    defined points (not e^{-1000x^2}, which is 0 there to 50 digits, nor tanh(100x)); a part with a non-analytic
+    function in it (``(x + |x|)/2``) is judged by its analytic parts. An identity whose parts are integer-valued (sec^2 x - tan^2 x) is
+    left to the proof."""
     sp = load_sympy()
     for node in sp.preorder_traversal(pred):
-        if isinstance(node, sp.Symbol):
-            continue
+        if isinstance(node, sp.Symbol) or not analytic(node):
+            continue  # (x + |x|)/2 is 0 wherever x < 0 by definition, not by a hidden term; its analytic parts count
         if not node.free_symbols:
             if not _plain_constant(node, gold):
                 return True
@@ -224,7 +238,97 @@ def same_function(gold: Any, pred: Any) -> IdentityVerdict | None:
             return IdentityVerdict(True, "proved")
     except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError, NotImplementedError):
         pass
+    if not (analytic(gold) and analytic(pred)):  # agreement at random points proves nothing here
+        verdict = piecewise_check(gold, pred, symbols)
+        if verdict is None or not verdict.equal:
+            return verdict
     return None if hides_a_perturbation(gold, pred, defined) else verdict
+
+
+def _non_analytic_types() -> tuple[type, ...]:
+    sp = load_sympy()
+    return (sp.Abs, sp.floor, sp.ceiling, sp.Max, sp.Min, sp.sign, sp.Mod, sp.frac, sp.Heaviside, sp.Piecewise,
+            sp.re, sp.im, sp.arg)
+
+
+def analytic(expr: Any) -> bool:
+    """No part of ``expr`` is one of the non-analytic functions of the module docstring."""
+    return not expr.has(*_non_analytic_types())
+
+
+_MAX_BREAKPOINTS = 8
+_PER_PIECE = 3
+
+
+def breakpoints(expr: Any, symbol: Any) -> list[Any] | None:
+    """The real points where a non-analytic part of ``expr`` (in the one variable ``symbol``) may break, sorted,
+    or None when they cannot all be found: a part with infinitely many (``floor``, ``Mod``), an argument that is
+    itself not analytic, more than 8, or a zero sympy cannot state exactly."""
+    sp = load_sympy()
+    zeros_of: list[Any] = []
+    for node in sp.preorder_traversal(expr):
+        if not isinstance(node, _non_analytic_types()):
+            continue
+        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
+            args = [node.args[0]]
+        elif isinstance(node, (sp.Max, sp.Min)):
+            args = [a - b for i, a in enumerate(node.args) for b in node.args[i + 1 :]]
+        elif isinstance(node, sp.Piecewise):
+            conditions = [c for _, c in node.args if c not in (sp.true, sp.false)]
+            if not all(isinstance(c, sp.core.relational.Relational) for c in conditions):
+                return None
+            args = [c.lhs - c.rhs for c in conditions] + [e for e, _ in node.args]
+        else:
+            return None
+        if not all(analytic(a) for a in args):
+            return None
+        zeros_of.extend(a for a in args if a.has(symbol))
+    points: set[Any] = set()
+    for arg in zeros_of:
+        zeros = sp.solveset(arg, symbol, domain=sp.S.Reals)
+        if not isinstance(zeros, sp.FiniteSet):
+            return None
+        points.update(zeros)
+        if len(points) > _MAX_BREAKPOINTS or not all(z.is_real and z.is_number for z in points):
+            return None
+    return sorted(points, key=float)
+
+
+def piecewise_check(gold: Any, pred: Any, symbols: list[Any]) -> IdentityVerdict | None:
+    """The piecewise ground of the module docstring: agreement at every breakpoint of either side and at points
+    inside every piece; None when the breakpoints cannot all be found (then only a proof could say)."""
+    sp = load_sympy()
+    if len(symbols) != 1:
+        return None
+    [symbol] = symbols
+    try:
+        found = [breakpoints(side, symbol) for side in (gold, pred)]
+    except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError, NotImplementedError):
+        return None
+    if found[0] is None or found[1] is None:
+        return None
+    edges = sorted(set(found[0]) | set(found[1]), key=float)
+    floats = [float(z) for z in edges]
+    rng = random.Random(20250805)  # fixed, as _points: the same answer gets the same verdict everywhere
+    points = [{symbol: z} for z in edges]
+    per_piece = _PER_PIECE if edges else _MIN_DEFINED
+    for low, high in zip([None, *floats], [*floats, None]):
+        for _ in range(per_piece):
+            u = rng.uniform(0.05, 0.95)
+            if low is None and high is None:
+                x = rng.uniform(-4.0, 4.0)
+            elif low is None:
+                x = high - 1.0 - 10.0 * u
+            elif high is None:
+                x = low + 1.0 + 10.0 * u
+            else:
+                x = low + (high - low) * u
+            points.append({symbol: sp.Float(x, _DIGITS)})
+    verdict, _ = numeric_check(gold, pred, symbols, points=points)
+    if verdict is None or not verdict.equal:
+        return verdict
+    named = ", ".join(str(z) for z in edges) or "none"
+    return IdentityVerdict(True, f"piecewise: equal at the breakpoints ({named}) and inside every piece")
 
 
 def changed_value(gold: Any, pred: Any) -> bool:
