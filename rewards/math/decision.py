@@ -497,6 +497,27 @@ def _words(question: str, gold: str, pred: str) -> Score | None:
     return Score.correct(REASON_STRING_MATCH, pred) if same else Score.incorrect(REASON_MISMATCH, pred)
 
 
+_OPPOSITE_VERDICT = {"yes": "no", "no": "yes", "true": "false", "false": "true"}
+# A verdict word where a clause starts: the answer's first word, or one after a stop, a comma or "or"/"but".
+_CLAUSE_VERDICT = re.compile(r"(?:^|[.;,:!?]|\b(?:or|but|and)\b)\s*(yes|no|true|false)\b")
+
+
+def _verdicts(question: str, gold: str, pred: str) -> Score | None:
+    """A Yes/No (True/False) reference against an answer that opens with its verdict and goes on in prose
+    (``\\text{No, such a polynomial does not exist.}``): the verdict is the answer. An answer that also gives
+    the other verdict at the start of a clause ("Yes, or no if n is odd") has not given one."""
+    verdict = normalize_text(gold)
+    if verdict not in _OPPOSITE_VERDICT:
+        return None
+    text = unwrap_text(pred).lower()[:2000].strip(" \t\n$*({[")
+    said = [m.group(1) for m in _CLAUSE_VERDICT.finditer(text)]
+    if not said or _CLAUSE_VERDICT.match(text) is None:
+        return None  # no verdict at its start: the words rule reads it
+    if said[0] != verdict or _OPPOSITE_VERDICT[verdict] in said:
+        return Score.incorrect(REASON_MISMATCH, pred, "another verdict" if said[0] == verdict else None)
+    return Score.correct(REASON_STRING_MATCH, pred)
+
+
 @dataclass(frozen=True)
 class Rule:
     """One exact rule: the family it closes (its robustness-suite family where it has one) and where that family
@@ -521,6 +542,8 @@ DECISIONS: tuple[Rule, ...] = (
     Rule("interval_notation", "Math-Verify's interval tests; set-builder notation (TinyV)", _solution_sets),
     Rule("tuples", "points, tuples and intervals with numeric elements, in order", _tuples),
     Rule("number_lists", "MARIO_EVAL's is_equiv tests: a list of numbers in any order, digits given", _number_lists),
+    Rule("verdicts", "Yes/No references against a verdict given with its reason (olympiad proofs' answers)",
+         _verdicts),
     Rule("words", "string answers (VerifyBench's String type)", _words),
 )
 

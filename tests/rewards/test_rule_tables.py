@@ -56,6 +56,13 @@ DECISION_CASES = {
                      ("", "1,000", "1, 0", None), ("", "12,500", "500, 12", None), ("", "12, 500", "12,500", None)],
     "words": [("", "Paris", "paris", True), ("", "Paris", "Pairs", False),
               ("", "disproved", "Disproven", True), ("", "proved", "disproven", False)],
+    # a verdict that opens its reason is the verdict; one that also gives the other verdict has given none
+    "verdicts": [("", "No", r"\text{No, such a polynomial does not exist.}", True),
+                 ("", "Yes", r"\text{Yes, it is always possible}", True),
+                 ("", r"\text{True}", "true, by induction", True),
+                 ("", "Yes", r"\text{No, it is never possible}", False),
+                 ("", "Yes", r"\text{Yes, or no when } n \text{ is odd}", False),
+                 ("", "No", "Not always", None)],  # no verdict at its start: the words rule's
     "clock_times": [("Give the time in 24-hour format.", "same_day, 15:21:01", "same_day, 15:21:02", False),
                     ("Give the time in 24-hour format.", "same_day, 09:01", "2014-09-25, same_day, 09:00", False),
                     ("Give the time in 24-hour format.", "same_day, 09:01", "same_day, 09:01", True),
