@@ -50,6 +50,7 @@ from rewards.math.decision import decide_exactly, decide_unanchored, same_text
 from rewards.math.extraction import Found, after_thinking, choice_letter, chosen_option, extract_final_answer
 from rewards.math.normalization import imaginary_unit, in_reference_variable, normalize_answer
 from rewards.math.numeric import same_value
+from rewards.math.qualifiers import different_bounds, in_reference_names, split_qualifier
 from rewards.math.quantities import degrees_in_trig
 from rewards.math.reading import last_math_segment, normalize_text, number_of, reads_as_prose
 from rewards.math.rejection import (
@@ -57,6 +58,7 @@ from rewards.math.rejection import (
     COMPLETION_REJECTIONS,
     UNEVALUATED,
     Answered,
+    cut_inside_formula,
     ends_mid_sentence,
     first_rejection,
     is_question_text,
@@ -159,7 +161,8 @@ class MathGrader:
     # -- the steps ------------------------------------------------------------------------------------
     def _grade(self, question: str, reference: str, completion: str, symbolic: bool) -> Score:
         cfg = self.config
-        gold = normalize_answer(reference_answer(clean_completion(reference)))
+        qualified_gold = split_qualifier(normalize_answer(reference_answer(clean_completion(reference))))
+        gold = qualified_gold.core  # "(3, m) for every m >= 2": the family, not its range's bound
         completion = clean_completion(completion)
         text = after_thinking(completion)
         extraction = extract_final_answer(
@@ -194,7 +197,11 @@ class MathGrader:
         rejected = first_rejection(ANSWER_REJECTIONS, Answered(question, gold, text, extraction, answer, pred))
         if rejected is not None:
             return Score.incorrect(rejected[0].reason, pred, rejected[1])
-        pred = in_reference_variable(gold, pred)
+        qualified = split_qualifier(pred)
+        different = different_bounds(qualified_gold, qualified)
+        if different is not None:
+            return Score.incorrect(REASON_MISMATCH, pred, different)
+        pred = in_reference_variable(gold, in_reference_names(qualified_gold, qualified))
 
         decided = decide_exactly(question, gold, pred)
         if decided is not None:
@@ -232,6 +239,8 @@ class MathGrader:
             return Score.incorrect(REASON_NO_ANSWER, detail="no number or formula left once list numbering is set aside")
         if looks_like_code(tail) or looks_like_garbage(tail):
             return Score.incorrect(REASON_INVALID_OUTPUT, detail="code or gibberish, not an answer")
+        if cut_inside_formula(tail):
+            return Score.incorrect(REASON_NO_ANSWER, detail="cut off inside a formula")
         if ends_mid_sentence(tail):  # cut off: its last number is an answer only if nothing follows it
             last = None
             for last in _LAST_MATH.finditer(tail):

@@ -95,6 +95,20 @@ def ends_mid_sentence(text: str) -> bool:
     return bool(stripped) and not _TERMINAL.search(stripped[-10:]) and not _ANSWER_SECTION.search(stripped[-400:])
 
 
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def cut_inside_formula(text: str) -> bool:
+    """The text stops inside a formula it opened: an odd number of ``$`` whose last one opens math (a letter, a
+    bracket or a command follows it: "... holds when $a = 2"), not a price ("costs $18"). What such a text ends
+    with is the start of a formula, not a value it states."""
+    marks = list(_DOLLAR.finditer(text[-2000:]))
+    if len(marks) % 2 == 0:
+        return False
+    after = text[-2000:][marks[-1].end() :].lstrip()
+    return bool(after) and not (after[0].isdigit() or after[0] in ".-+")
+
+
 def alternates_and_stops(answers: list[object], text: str) -> bool:
     """Several different final answers stated ("the answer is 12 ... the answer is 13 ...") and a stop
     mid-sentence: the policy went back and forth until it was cut off, and has not answered. ``answers`` are
