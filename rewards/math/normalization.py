@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rewards.math.numeric import split_top_level
+
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni"))
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()"))
 _SUPERSCRIPT_RUN = re.compile(f"[{''.join(_SUPERSCRIPTS)}]+")
@@ -176,10 +178,36 @@ def single_spaces(text: str) -> str:
     return _WHITESPACE_RUN.sub(lambda m: "\n" if "\n" in m.group() else " ", text)
 
 
+_PLUS_MINUS = re.compile(r"\\(pm|mp)(?![A-Za-z])")
+_PARENTHESISED = re.compile(r"\s*(?:\\left\s*)?\((.*?)(?:\\right\s*)?\)\s*", re.S)
+_MAX_ELEMENTS = 16
+
+
+def tuples_with_plus_minus(answer: str) -> str:
+    """``(2,5), (\\frac{3}{2}, 1 \\pm 2i)`` -> ``(2,5), (\\frac{3}{2}, 1 + 2i), (\\frac{3}{2}, 1 - 2i)``: a tuple
+    with one ``\\pm`` in it stands for two tuples (math-verify reads it as one tuple of three elements). A tuple
+    with several is left as it is: whether their signs go together is not written."""
+    if "\\pm" not in answer and "\\mp" not in answer:
+        return answer
+    parts = split_top_level(answer)
+    if parts is None or len(parts) > _MAX_ELEMENTS:
+        return answer
+    out: list[str] = []
+    for part in parts:
+        m = _PARENTHESISED.fullmatch(part)
+        inner = split_top_level(m.group(1)) if m else None
+        if m is None or inner is None or len(inner) < 2 or len(_PLUS_MINUS.findall(m.group(1))) != 1:
+            out.append(part.strip())
+            continue
+        for plus, minus in (("+", "-"), ("-", "+")):
+            out.append(_PLUS_MINUS.sub(lambda s: plus if s.group(1) == "pm" else minus, part).strip())
+    return ", ".join(out) if len(out) > len(parts) else answer
+
+
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
     text = plain_functions(unicode_to_latex(drop_currency(tight_commands(single_spaces(answer)))))
-    return vector_to_tuple(unwrap_text_numbers(text)).strip()
+    return tuples_with_plus_minus(vector_to_tuple(unwrap_text_numbers(text)).strip())
 
 
 # A function defined by a formula in one variable: "g(x) = 3x - 1", "f(t)=t^2+1".

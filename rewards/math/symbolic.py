@@ -24,6 +24,22 @@ from rewards.math.sympy_values import evaluation_is_bounded, load_sympy, sympy_n
 _TIMED_OUT = object()  # what _under_alarm returns when math-verify's alarm fires
 
 
+def _with_unit(item: Any, unit: dict[Any, Any]) -> Any:
+    """``item`` with ``i`` as the imaginary unit. An open interval whose ends become complex (``(3/2, 1 + 2i)``,
+    read by the parser as an interval) is the pair it writes: sympy has no interval with complex ends. Left as
+    it is when even that cannot be built."""
+    sp = load_sympy()
+    try:
+        return item.xreplace(unit)
+    except (TypeError, ValueError):
+        pass
+    try:
+        pairs = item.replace(lambda e: isinstance(e, sp.Interval), lambda e: sp.Tuple(e.start, e.end))
+        return pairs.xreplace(unit)
+    except (TypeError, ValueError, AttributeError):
+        return item
+
+
 class SymbolicComparer:
     """math-verify's ``parse`` and ``verify`` with a bounded cache of parsed references, so each distinct
     reference is parsed once per process however many rollouts share it."""
@@ -100,7 +116,8 @@ class SymbolicComparer:
         for item in parsed:
             if isinstance(item, sp.Basic):
                 unit = {s: sp.I for s in item.free_symbols if isinstance(s, sp.Symbol) and s.name == "i"}
-                item = item.xreplace(unit) if unit else item
+                if unit:
+                    item = _with_unit(item, unit)
             out.append(item)
         return out
 
