@@ -1,0 +1,106 @@
+"""Families of answers the rule reward misread: JSON answer fields, prose verdicts, qualified families, piecewise
+functions in the numeric identity stage, tuples with a ``\\pm``, a truncated formula. Each family has its rule
+(named in the test) and each case here scores as labelled, through the reward's own worker processes."""
+
+from __future__ import annotations
+
+import pytest
+
+from rewards import Item
+from rewards.math.extraction import Found, extract_final_answer, json_answer
+from rewards.math.normalization import tuples_with_plus_minus
+from rewards.math.qualifiers import split_qualifier
+from rewards.math.rejection import cut_inside_formula
+
+B = "The answer is $\\boxed{{{}}}$."
+
+CASES = [
+    # paid and wrong before: an answer field in JSON, read as prose, was decided by its last number
+    ("json", "4", 'So the final output is:\n{"answer": "2*pi + 4"}', False),
+    ("json", "7", '```json\n{"final_answer": "3*sqrt(5) - 7"}\n```', False),
+    ("json", "12", '{"answer": 13}', False),
+    ("json", "12", 'First I box \\boxed{12}, then answer in the format asked: {"answer": "13"}', False),
+    # right and not paid before
+    ("json", "12", '{"answer": "12"}', True),
+    ("json", "\\frac{3}{7}", '{"explanation": "we divide", "answer": "3/7"}', True),
+    ("json", "\\frac{3}{7}", '{"finalAnswer": "\\\\frac{3}{7}"}', True),  # JSON's own escapes
+    ("json", "\\frac{3}{7}", '{"answer": "\\frac{3}{7}"}', True),  # LaTeX's backslash, as models write it
+    ("json", "1, 2", '{"answer": [1, 2]}', True),
+    # piecewise functions agree at every random point and differ elsewhere
+    ("piecewise", "|x+30|-30", B.format("|x+31|-31"), False),
+    ("piecewise", "\\max(x,-50)", B.format("x"), False),
+    ("piecewise", "\\left\\lfloor \\frac{x^2}{100} \\right\\rfloor", B.format("0"), False),
+    ("piecewise", "\\lceil x \\rceil", B.format("\\lfloor x \\rfloor + 1"), False),  # differ only at integers
+    ("piecewise", "\\min(x, 2)", B.format("\\frac{x+2-|x-2.5|}{2}"), False),
+    ("piecewise", "\\max(x,0)", B.format("\\frac{x+|x|}{2}"), True),  # equal: proved or across its breakpoint
+    ("piecewise", "\\min(x, 2)", B.format("\\frac{x+2-|x-2|}{2}"), True),
+    ("piecewise", "|x^2-4|", B.format("|x-2| \\cdot |x+2|"), True),
+    # a qualified reference: the family is the answer, not the bound of its range
+    ("qualifier", "(3, m) \\text{ for every } m \\ge 2", "We check small cases. So the condition holds when $a = 2",
+     False),
+    ("qualifier", "(3, m) \\text{ for every } m \\ge 2", B.format("(3, m) \\text{ for all } m \\ge 3"), False),
+    ("qualifier", "(3, m) \\text{ for every } m \\ge 2", B.format("(2, m) \\text{ for all } m \\ge 2"), False),
+    ("qualifier", "g(t) = k\\,t \\text{ for some constant } k \\in \\mathbb{R}", B.format("g(t) = kt"), True),
+    ("qualifier", "h(m) = 2 \\text{ for every integer } m", B.format("h(x) = 2 \\text{ for all } x"), True),
+    ("qualifier", "(b,\\,3)\\ \\text{for all positive integers}\\ b", B.format("(b, 3)"), True),
+    ("qualifier", "(3, m) \\text{ for every } m \\ge 2", B.format("(3, n) \\text{ for every } n \\geq 2"), True),
+    # verdicts given with their reason
+    ("verdict", "No", B.format("\\text{No, such a polynomial does not exist.}"), True),
+    ("verdict", "Yes", B.format("\\text{Yes, it is always possible}"), True),
+    ("verdict", "Yes", B.format("\\text{No, it is never possible}"), False),
+    ("verdict", "Yes", B.format("\\text{Yes or no}"), False),
+    # a tuple with one \pm stands for two tuples (it crashed the reward: an interval with complex ends)
+    ("plus_minus", "(2,5),\\left(\\frac{3}{2}, 1 \\pm 2i\\right)",
+     B.format("(2,5),\\ \\left(\\tfrac{3}{2},\\;1+2i\\right),\\ \\left(\\tfrac{3}{2},\\;1-2i\\right)"), True),
+    ("plus_minus", "(2,5),\\left(\\frac{3}{2}, 1 \\pm 2i\\right)",
+     B.format("(2,5),\\ \\left(\\tfrac{3}{2},\\;1+2i\\right)"), False),
+    ("plus_minus", "(1 \\pm \\sqrt{2}, 3)", B.format("(1 + \\sqrt{2}, 3), (1 - \\sqrt{2}, 3)"), True),
+    # a completion cut off inside a formula states no value
+    ("truncated", "2", "We check small cases. So the condition holds when $a = 2", False),
+    ("truncated", "18", "So the total is $18", True),
+]
+
+
+@pytest.mark.parametrize(("family", "reference", "completion", "paid"), CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_each_family_scores_as_labelled(rule_reward, family, reference, completion, paid):
+    [score] = rule_reward.score([Item("", reference, completion)])
+    assert not score.is_failure, f"{family}: the reward failed: {score.reason} {score.detail}"
+    assert (score.verdict is True) == paid, f"{family}: {score.reason} {score.answer!r} {score.detail}"
+
+
+def test_a_json_answer_field_is_the_answer_when_it_comes_last():
+    assert json_answer('{"answer": "2*pi + 4"}').text == "2*pi + 4"
+    assert json_answer('{"Final_Answer": 12, "note": "x"}').text == "12"
+    assert json_answer('{"answer": ["1", "\\\\sqrt{2}"]}').text == "1, \\sqrt{2}"
+    assert json_answer('{"reasoning": "no field names an answer here"}') is None
+    assert json_answer('{"answer": "unterminated') is None
+    found = extract_final_answer('\\boxed{5} then {"answer": "6"}')
+    assert found is not None and (found.rule, found.text) == (Found.JSON, "6")
+    found = extract_final_answer('{"answer": "6"} and at last \\boxed{5}')  # the box comes last: it is the answer
+    assert found is not None and (found.rule, found.text) == (Found.BOXED, "5")
+
+
+def test_a_qualifier_is_split_off_only_at_the_top_level_and_never_from_words():
+    q = split_qualifier("(3, m) \\text{ for every } m \\ge 2")
+    assert (q.core, q.bounds()) == ("(3, m)", frozenset({(">=", 2)}))
+    assert split_qualifier("h(x) = 2 \\text{ for all } x").core == "h(x) = 2"
+    assert split_qualifier("\\text{arithmetic sequence with difference 2}").qualifier == ""
+    assert split_qualifier("arithmetic sequence with difference 2").qualifier == ""
+    assert split_qualifier("\\text{for all } n \\ge 2").qualifier == ""  # the clause alone: nothing to split
+    assert split_qualifier("\\{x : x > 0 \\text{ with } x \\ne 1\\}").qualifier == ""  # inside braces
+
+
+def test_a_tuple_with_one_plus_minus_is_two_tuples():
+    assert tuples_with_plus_minus("(1 \\pm 2, 3)") == "(1 + 2, 3), (1 - 2, 3)"
+    assert tuples_with_plus_minus("(1 \\mp 2, 3)") == "(1 - 2, 3), (1 + 2, 3)"
+    assert tuples_with_plus_minus("(1 \\pm 2, 3 \\pm 1)") == "(1 \\pm 2, 3 \\pm 1)"  # which signs go together?
+    assert tuples_with_plus_minus("1 \\pm 2") == "1 \\pm 2"  # not a tuple: math-verify reads it as a set
+
+
+def test_a_formula_left_open_is_told_from_a_price():
+    assert cut_inside_formula("So the condition holds when $a = 2")
+    assert cut_inside_formula("hence $\\frac{1}{2")
+    assert not cut_inside_formula("So the total is $18")
+    assert not cut_inside_formula("$x$ costs $5")
+    assert not cut_inside_formula("so $a = 2$")
