@@ -9,7 +9,7 @@ from pathlib import Path
 from harness.core.items import Item
 from harness.core.optional import require
 from suites.contract import LabelledItem
-from suites.jsonl import as_label, as_text
+from suites.jsonl import as_label, as_reference, as_text
 from suites.loading import DataError, iter_jsonl, resolve_data_path
 
 COOPER_COLUMNS = ("question", "reference_answer", "completion", "label")
@@ -39,7 +39,7 @@ def read_cooper_file(path: str, *, labels: bool = True, limit: int | None = None
         if missing:
             raise DataError(f"{resolved}: {where} lacks {', '.join(missing)}; the file needs the columns "
                             f"{', '.join(needed)}")
-        item = Item(as_text(rec["question"]), as_text(rec["reference_answer"]), as_text(rec["completion"]))
+        item = Item(as_text(rec["question"]), as_reference(rec["reference_answer"]), as_text(rec["completion"]))
         label = as_label(rec["label"]) if rec.get("label") is not None else None
         out.append(LabelledItem(item, label, resolved.name))
     return out

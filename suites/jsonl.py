@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harness.core.answers import clean_reference
 from harness.core.items import Item, Score
 from suites.contract import LabelledItem, Metric, SuiteData
 from suites.loading import DataError, Records, read_local
@@ -36,10 +37,11 @@ def as_text(value: Any) -> str:
 
 
 def as_reference(value: Any) -> str:
-    """A reference answer: text or a number. A list or an object is refused: which of its parts would be the
-    answer is a guess (a list of one answer, ``["6"]``, read as the text ``['6']`` matches nothing)."""
+    """A reference answer: text or a number, cleaned of its typesetting (:func:`clean_reference`). A list or an
+    object is refused: which of its parts would be the answer is a guess (a list of one answer, ``["6"]``, read as
+    the text ``['6']`` matches nothing)."""
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        return as_text(value)
+        return clean_reference(as_text(value))
     raise TypeError(f"the reference must be text or a number, got {type(value).__name__} {str(value)[:60]}; "
                     "give the answer itself (several answers as one text, such as \"1, 2\")")
 

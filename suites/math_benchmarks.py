@@ -2,9 +2,10 @@
 
 The benchmarks are declared in ``suites/data/suites.yaml`` (files, a prompt template, the reference field);
 their files in ``../shared/data/math`` have quirks the declarations name and this module implements: GSM8K's
-``####``, SVAMP's float answers, OlympiadBench's answer lists, Math Odyssey's one-problem-per-key lines and
-trailing LaTeX, AIME's zero-padded answers, Minerva's answer inside the solution's last box. The lm-eval task
-definitions are YAML too (``harness/tasks``).
+``####``, SVAMP's float answers, OlympiadBench's answer lists, Math Odyssey's one-problem-per-key lines, AIME's
+zero-padded answers, Minerva's answer inside the solution's last box. Every reference is then cleaned of its
+typesetting (:func:`harness.core.answers.clean_reference`: Math Odyssey's ``\\frac{40}{243}$.``, OlympiadBench's
+``$2^{1009}$``). The lm-eval task definitions are YAML too (``harness/tasks``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.core.answers import boxed_answers, gsm8k_final
+from harness.core.answers import boxed_answers, clean_reference, gsm8k_final
 from suites.declarations import PolicyDeclaration, declarations
 from suites.loading import DataError, resolve_data_path
 from suites.sampling import sampled
@@ -30,14 +31,6 @@ def _number(value: Any) -> str:
     except ValueError:
         return text
     return str(int(number)) if number.is_integer() else text
-
-
-def _odyssey_answer(answer: str) -> str:
-    text = answer.strip()
-    for tail in ("\\noindent", "\\\\"):
-        while text.endswith(tail):
-            text = text[: -len(tail)].strip()
-    return text.strip("$ ")
 
 
 def _odyssey_records(path: Path) -> Iterator[dict[str, Any]]:
@@ -59,7 +52,6 @@ PARSERS: dict[str, Callable[[Any], str]] = {
     "number": _number,  # SVAMP's floats, AIME's zero padding
     "gsm8k_final": lambda value: gsm8k_final(str(value)) or "",
     "joined": lambda value: ", ".join(map(str, value)),  # OlympiadBench's answer lists
-    "odyssey": lambda value: _odyssey_answer(str(value)),  # Math Odyssey's trailing LaTeX
     "last_box": lambda value: boxed_answers(str(value), limit=1)[0],  # Minerva: the solution's last box
 }
 # How a benchmark's files are laid out, by the name a declaration gives in ``reader``.
@@ -119,7 +111,8 @@ def _all_records(name: str) -> list[dict[str, str]]:
     for file in bench.files:
         for i, record in enumerate(read(resolve_data_path(f"math/{file}"))):
             try:
-                out.append({"prompt": _prompt(bench.question, record) + PROMPT_SUFFIX, "answer": parse(record[bench.answer])})
+                answer = clean_reference(parse(record[bench.answer]))
+                out.append({"prompt": _prompt(bench.question, record) + PROMPT_SUFFIX, "answer": answer})
             except KeyError as exc:
                 raise DataError(f"math/{file}: record {i} has no field {exc} (declared for benchmark {name!r}; its "
                                 f"fields: {', '.join(sorted(record))})") from None

@@ -71,3 +71,31 @@ def gsm8k_final(text: str) -> str | None:
     for last in _GSM8K.finditer(text):
         pass
     return None if last is None else last.group(1).strip().replace(",", "")
+
+
+_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+_ONE_MATH_SPAN = re.compile(r"\$\$([^$]+)\$\$|\$([^$]+)\$|\\\((.+)\\\)|\\\[(.+)\\\]", re.S)
+_LINE_END_COMMANDS = ("\\noindent", "\\\\")
+
+
+def clean_reference(text: str) -> str:
+    """A benchmark's reference without the typesetting around it: a line-end command (``\\noindent``, ``\\\\``), a
+    full stop (``10.``, ``B.``, ``\\frac{40}{243}$.``), a stray closing ``$``, and the math delimiters of a reference
+    that is one formula (``$2^{1009}$``). Every reward that scores a suite sees the same clean reference: the rule
+    reward reads past such tails, a judge, ``mathverify`` or a reward model would not. An ellipsis stays
+    (``1, 2, 3, \\ldots`` and ``...`` are part of the answer)."""
+    s = text.strip()
+    while True:  # each step shortens the text: at most its length in rounds ("$x^4+1.$ \\" takes three)
+        before = s
+        for tail in _LINE_END_COMMANDS:
+            if s.endswith(tail):
+                s = s[: -len(tail)].rstrip()
+        if s.endswith(".") and not s.endswith(".."):
+            s = s[:-1].rstrip()
+        if s.endswith("$") and len(_UNESCAPED_DOLLAR.findall(s)) % 2 == 1:
+            s = s[:-1].rstrip()
+        whole = _ONE_MATH_SPAN.fullmatch(s)
+        if whole is not None:
+            s = next(g for g in whole.groups() if g is not None).strip()
+        if s == before:
+            return s
