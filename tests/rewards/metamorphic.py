@@ -6,8 +6,12 @@ lists, tuples, sets and intervals. Value-changing answers: plus one, times two, 
 up to 40, negation, a tiny or a huge term added, an element dropped, changed or replaced by a repeat of another, a
 bracket changed.
 Value-keeping answers: the reference itself, a list or a set in another order, a list with a repeat (a bare list is
-the set of its answers, as math-verify and the answer-equivalence fixtures read it). Seeded, so a
-failing case is found again by its index.
+the set of its answers, as math-verify and the answer-equivalence fixtures read it).
+Forms the rule reward once misread: answers in a JSON object's answer field (changed values, and values whose last
+number is the reference's), non-analytic references with a breakpoint shifted past the points the numeric stage
+draws (``|x+31|-31`` for ``|x+30|-30``, ``x`` for ``max(x, -50)``), and qualified families (``(3, m)`` for every
+``m >= 2``) against another family, another range, the range's bound alone, or a completion cut off at it.
+Seeded, so a failing case is found again by its index.
 """
 
 from __future__ import annotations
@@ -23,6 +27,10 @@ class Case:
     reference: str
     answer: str
     paid: bool  # what the reward must say
+    completion: str = ""  # the whole completion where the answer is not given boxed (a JSON object)
+
+    def text(self) -> str:
+        return self.completion or f"The answer is $\\boxed{{{self.answer}}}$."
 
 
 def _integer(rng: random.Random) -> str:
@@ -131,13 +139,77 @@ def _collections(rng: random.Random) -> Iterator[Case]:
     yield Case("interval_end", interval, f"{left}{a}, {b + 1}{right}", False)
 
 
+def _json_field(rng: random.Random, value: str) -> str:
+    """A completion that ends with ``value`` in an answer field, as models asked for JSON write it: the key, the
+    quoting (JSON's own escapes or LaTeX's bare backslashes), a fence and a field before it vary."""
+    key = rng.choice(["answer", "final_answer", "finalAnswer", "Answer"])
+    quoted = value.replace("\\", "\\\\") if rng.random() < 0.5 else value
+    body = f'{{"reasoning": "worked above", "{key}": "{quoted}"}}' if rng.random() < 0.5 else f'{{"{key}": "{quoted}"}}'
+    return f"So the output is:\n```json\n{body}\n```" if rng.random() < 0.5 else f"Final output:\n{body}"
+
+
+def _json_answers(rng: random.Random) -> Iterator[Case]:
+    """JSON answer fields: the reference's value is paid, a changed value never, and least of all one whose last
+    number is the reference (``2*pi + 4`` for ``4``: read as prose, the trailing number decided)."""
+    kind = rng.choice(["integer", "fraction", "surd", "constant"])
+    ref = SCALARS[kind](rng)
+    yield Case("json_reference", ref, ref, True, _json_field(rng, ref))
+    if kind == "integer":
+        yield Case("json_bare_number", ref, ref, True, f'{{"answer": {ref}}}')
+        yield Case("json_bare_changed", ref, str(int(ref) + 1), False, f'{{"answer": {int(ref) + 1}}}')
+    for family, answer in (("json_term_before", f"2*pi + {ref}"), ("json_factor_before", f"3*sqrt(5) - {ref}"),
+                           ("json_plus_one", f"{ref} + 1"), ("json_times_two", f"2\\left({ref}\\right)")):
+        yield Case(family, ref, answer, False, _json_field(rng, answer))
+
+
+def _piecewise(rng: random.Random) -> Iterator[Case]:
+    """Non-analytic references whose shifted breakpoint lies outside the points the numeric stage draws (each
+    variable over -4..4 and 1..9): the two agree at every point drawn and differ elsewhere. Never paid; an
+    equal form across the breakpoint always is."""
+    a = rng.randint(10, 90)
+    yield Case("abs_shifted", f"|x+{a}|-{a}", f"|x+{a + 1}|-{a + 1}", False)
+    yield Case("abs_reference", f"|x+{a}|-{a}", f"|{a}+x|-{a}", True)
+    yield Case("max_dropped", f"\\max(x,-{a})", "x", False)
+    yield Case("max_shifted", f"\\max(x,-{a})", f"\\max(x,-{a + 1})", False)
+    yield Case("min_dropped", f"\\min(x,{a})", "x", False)
+    yield Case("max_equal_form", f"\\max(x,{a})", f"\\frac{{x+{a}+|x-{a}|}}{{2}}", True)
+    n = rng.randint(100, 999)
+    yield Case("floor_dropped", f"\\left\\lfloor \\frac{{x^2}}{{{n}}} \\right\\rfloor", "0", False)
+    yield Case("ceiling_shifted", f"\\left\\lceil \\frac{{x^2}}{{{n}}} \\right\\rceil", "1", False)
+
+
+def _qualified(rng: random.Random) -> Iterator[Case]:
+    """A family with its range (``(3, m) for every m >= 2``): the family is the answer, under any name for its
+    variable and with or without the clause; another family, another range, or the range's bound alone, never."""
+    k, b = rng.randint(1, 40), rng.randint(2, 30)
+    var, other = rng.sample("mnkt", 2)
+    clause = rng.choice(["\\text{ for every } <v> \\ge <b>", "\\text{ for all } <v> \\geq <b>",
+                         "\\ \\text{for all integers}\\ <v> \\ge <b>"])
+
+    def qualified(first: int, name: str, bound: int) -> str:
+        return f"({first}, {name})" + clause.replace("<v>", name).replace("<b>", str(bound))
+
+    ref = qualified(k, var, b)
+    yield Case("qualified_reference", ref, ref, True)
+    yield Case("qualified_renamed", ref, qualified(k, other, b), True)
+    yield Case("qualified_core", ref, f"({k},\\,{var})", True)
+    yield Case("qualified_changed", ref, qualified(k + 1, var, b), False)
+    yield Case("qualified_range", ref, qualified(k, var, b + 1), False)
+    yield Case("qualified_bound_alone", ref, str(b), False)
+    yield Case("qualified_cut_off", ref, str(b), False, f"We try small cases. So it holds when ${var} = {b}")
+
+
 def cases(seed: int = 0) -> Iterator[Case]:
     """An endless stream of cases; the first N are the same for the same seed."""
     rng = random.Random(seed)
     kinds = list(SCALARS)
     while True:
-        if rng.random() < 0.3:
+        draw = rng.random()
+        if draw < 0.3:
             yield from _collections(rng)
+            continue
+        if draw < 0.45:
+            yield from rng.choice((_json_answers, _piecewise, _qualified))(rng)
             continue
         kind = rng.choice(kinds)
         ref = SCALARS[kind](rng)
