@@ -107,7 +107,7 @@ def adapter_costs(url: str, rows, calls: int) -> dict[str, float]:
         compute_score("m", it.completion, it.reference, {"question": it.question})
     out["in-process"] = (time.perf_counter() - began) / calls
     _shared.LOCAL.close()
-    _shared.close_http_client()
+    _shared.close_server_client()
     return out
 
 

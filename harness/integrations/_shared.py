@@ -3,24 +3,24 @@
 ``HARNESS_REWARD_URL`` (a running ``harness serve``, e.g. ``http://127.0.0.1:8000``) wins; else
 ``HARNESS_REWARD`` (a reward spec, default ``rule``) is built in-process on first use. The frameworks import
 these adapters as plain files and call them from worker threads, so the reward is built once under a lock, and
-the HTTP client is one pooled client per process (a new client per call cost about 60 ms a call).
+the server's client is one pooled :class:`~harness.core.server_client.ServerClient` per process (a new client
+per call cost about 60 ms a call), with its failure policy.
 
 Nothing a reward does reaches the trainer as an exception: :func:`score_items` returns one result per item, a
 :class:`~rewards.contract.Score` (``Score.failed`` with the cause for an item that failed), whatever the
 reward or the server raised (``BaseException`` subclasses such as math-verify's ``TimeoutException`` included;
-only ``KeyboardInterrupt`` and ``SystemExit`` go on up).
+only ``KeyboardInterrupt`` and ``SystemExit`` go on up). A server that refuses the token is not something the
+reward did: :class:`~harness.core.server_client.ServerRefused` is raised at the first call.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any
 
-from harness.core.http import post_with_retries
+from harness.core.server_client import ServerClient, ServerRefused, score_answer, score_request
 from rewards.contract import REASON_CRASHED, Item, Score
 from rewards.lazy import LazyReward
 from rewards.sandbox import describe
@@ -29,25 +29,23 @@ log = logging.getLogger("harness.integrations")
 
 LOCAL = LazyReward(lambda: os.environ.get("HARNESS_REWARD", "rule"))
 _CLIENT_LOCK = threading.Lock()
-_CLIENT: Any = None
-TIMEOUT_S = 180.0  # OpenRLHF's own client timeout; the server answers within its own deadline, well before it
+_CLIENT: ServerClient | None = None
+__all__ = ["LOCAL", "ServerRefused", "close_server_client", "score_items", "score_readable", "server_client"]
 
 
-def http_client() -> Any:
-    """The process's pooled ``httpx.Client`` (thread-safe), created on first use."""
+def server_client(url: str) -> ServerClient:
+    """The process's client of the server at ``url`` (its ``/score``), created on first use; a new address
+    (the environment changed) gets a new client."""
     global _CLIENT
     with _CLIENT_LOCK:
-        if _CLIENT is None:
-            import httpx
-
-            token = os.environ.get("HARNESS_SERVER_TOKEN")
-            headers = {"Authorization": f"Bearer {token}"} if token else {}
-            _CLIENT = httpx.Client(headers=headers, timeout=TIMEOUT_S,
-                                   limits=httpx.Limits(max_connections=64, max_keepalive_connections=64))
+        if _CLIENT is None or _CLIENT.url != f"{url}/score":
+            if _CLIENT is not None:
+                _CLIENT.close()
+            _CLIENT = ServerClient(f"{url}/score")
         return _CLIENT
 
 
-def close_http_client() -> None:
+def close_server_client() -> None:
     global _CLIENT
     with _CLIENT_LOCK:
         if _CLIENT is not None:
@@ -55,20 +53,17 @@ def close_http_client() -> None:
         _CLIENT = None
 
 
-class ServerRefused(PermissionError):
-    """The reward server refused the adapter's credentials: a setup error the trainer must see at its first call,
-    not a reward of 0 for every item."""
-
-
 def score_items(items: Sequence[Item]) -> list[Score]:
     """One result per item, never an exception for what the reward or the server did (a refused token is not
     something they did: it raises :class:`ServerRefused`)."""
     if not items:
         return []
+    url = os.environ.get("HARNESS_REWARD_URL", "").rstrip("/")
+    if url:  # the client's policy: every failure is a failed score already, one per item
+        return server_client(url).post(score_request(items), len(items), score_answer)
     try:
-        url = os.environ.get("HARNESS_REWARD_URL", "").rstrip("/")
-        return _remote(url, items) if url else _local(items)
-    except (KeyboardInterrupt, SystemExit, ServerRefused):
+        return _local(items)
+    except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001 - a failed call is a failed result for each of its items
         if len(items) > 1:  # isolate: one bad item must not cost its batch-mates their rewards
@@ -89,22 +84,3 @@ def _local(items: Sequence[Item]) -> list[Score]:
 
     reward = LOCAL.get()
     return list(check_scores(items, reward.score(items), type(reward).__name__))
-
-
-def _remote(url: str, items: Sequence[Item]) -> list[Score]:
-    payload = {"items": [{"question": it.question, "reference": it.reference, "completion": it.completion,
-                          "metadata": dict(it.metadata)} for it in items]}
-    # ASCII-escaped JSON: a lone surrogate in a completion is sent as the server would score it in-process
-    response = post_with_retries(http_client(), f"{url}/score", json.dumps(payload, ensure_ascii=True).encode("ascii"))
-    if response.status_code == 401:
-        raise ServerRefused(f"the reward server at {url} refused this adapter's token ({response.json().get('detail')}); "
-                            "set HARNESS_SERVER_TOKEN to the token the server was started with")
-    response.raise_for_status()
-    out: list[Score] = []
-    for s in response.json()["scores"]:
-        if s.get("error"):
-            out.append(Score.failed(s["reason"], s.get("detail", "")))
-        else:
-            out.append(Score(s["value"], s["verdict"], s["reason"], s["answer"], s.get("detail", "")))
-    return out
-

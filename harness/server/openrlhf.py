@@ -9,8 +9,8 @@ whatever the prompt dataset's label column holds: the reference answer as text o
 ``{"reference": ..., "prompt_id": ...}`` (``answer`` is accepted for ``reference``).
 
 The same response shape serves the HTTP route and the in-process ``reward_func``: a failed item gets reward 0,
-``reward_failed`` 1 in ``extra_logs``, and its cause in ``errors`` (text, beside ``extra_logs``, which OpenRLHF
-would turn into tensors).
+``reward_failed`` 1 in ``extra_logs``, its cause in ``errors`` and its reason (``timeout``, ``crashed``,
+``out_of_memory``) in ``failure_reasons`` (text, beside ``extra_logs``, which OpenRLHF would turn into tensors).
 """
 
 from __future__ import annotations
@@ -106,16 +106,18 @@ def items_from_request(
 
 def response_body(results: Sequence[Score]) -> dict[str, Any]:
     """OpenRLHF's answer for one score per item (a failure scores 0, with ``reward_failed`` 1 and its cause)."""
-    rewards, verdicts, failed, errors = [], [], [], []
+    rewards, verdicts, failed, errors, reasons = [], [], [], [], []
     for r in results:
         ok = isinstance(r, Score) and not r.is_failure
         rewards.append(reward_value(r))
         verdicts.append(1.0 if ok and r.verdict else 0.0)
         failed.append(0.0 if ok else 1.0)
         errors.append(None if ok else f"{r.reason}: {r.detail}")
+        reasons.append(None if ok else r.reason)
     return {
         "rewards": rewards,
         "scores": rewards,
         "extra_logs": {"verdict": verdicts, "reward_failed": failed},
         "errors": errors,
+        "failure_reasons": reasons,  # typed: a client reads the reason here, never out of the message
     }

@@ -214,15 +214,16 @@ def test_verl_remote_adapter_reuses_one_client(server_url, tokenizer, real_rows,
     from verl.workers.reward_manager.batch import BatchRewardManager
 
     monkeypatch.setenv("HARNESS_REWARD_URL", server_url.rsplit("/", 1)[0])
-    _shared.close_http_client()
+    _shared.close_server_client()
     fn = get_custom_reward_fn(_verl_config("compute_score"))
     rows = [(it.question, label, it.completion) for it, label in real_rows[:20]]
     assert [fn(data_source="m", solution_str=r, ground_truth=g, extra_info={"question": q}) for q, g, r in rows] == eval_scores[:20]
-    client = _shared.http_client()
-    assert fn(data_source="m", solution_str=BOMB, ground_truth=4.0) == 0.0 and _shared.http_client() is client
+    client = _shared.server_client(server_url.rsplit("/", 1)[0])
+    assert fn(data_source="m", solution_str=BOMB, ground_truth=4.0) == 0.0
+    assert _shared.server_client(server_url.rsplit("/", 1)[0]) is client
     batch = BatchRewardManager(tokenizer, 0, get_custom_reward_fn(_verl_config("compute_score_batch")))
     assert batch(_data_proto(tokenizer, rows)).sum(dim=-1).tolist() == eval_scores[:20]
-    _shared.close_http_client()
+    _shared.close_server_client()
 
 
 # -- the openrlhf trainer's launch path ------------------------------------------------------------------------

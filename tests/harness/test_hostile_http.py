@@ -141,14 +141,14 @@ def test_adapters_never_raise_and_agree_in_process_and_remote(in_process_reward,
     local = compute_score_batch(*zip(*rows))
     assert local == [1.0, 0.0, 0.0, 1.0]  # the unreadable ground truth scores 0, and the others their own
     monkeypatch.setenv("HARNESS_REWARD_URL", server[0])
-    _shared.close_http_client()
+    _shared.close_server_client()
     try:
         assert [compute_score(*row) for row in rows] == local
         out = openrlhf_module.reward_func(["q 1", "q 2"], ["q", "q"], [["1"], "2"])
         assert out["rewards"].tolist() == [0.0, 1.0] and out["extra_logs"]["reward_failed"].tolist() == [1.0, 0.0]
         assert "labels[0]" in out["errors"][0]
     finally:
-        _shared.close_http_client()
+        _shared.close_server_client()
 
 
 def test_a_refused_token_is_an_error_at_the_first_call_and_the_url_can_carry_it(monkeypatch):
@@ -157,13 +157,13 @@ def test_a_refused_token_is_an_error_at_the_first_call_and_the_url_can_carry_it(
         url = f"http://127.0.0.1:{port}"
         monkeypatch.setenv("HARNESS_REWARD_URL", url)
         monkeypatch.delenv("HARNESS_SERVER_TOKEN", raising=False)
-        _shared.close_http_client()
+        _shared.close_server_client()
         with pytest.raises(_shared.ServerRefused, match="HARNESS_SERVER_TOKEN"):
             compute_score("math", "\\boxed{1}", "1")
         monkeypatch.setenv("HARNESS_SERVER_TOKEN", "s3cret")
-        _shared.close_http_client()
+        _shared.close_server_client()
         assert compute_score("math", "\\boxed{1}", "1") == 1.0
         body = {"query": ["q 1"], "prompts": ["q"], "labels": ["1"]}  # OpenRLHF's client: a URL and nothing else
         assert httpx.post(f"{url}/get_reward", json=body, timeout=60).status_code == 401
         assert httpx.post(f"{url}/get_reward?token=s3cret", json=body, timeout=60).json()["rewards"] == [1.0]
-    _shared.close_http_client()
+    _shared.close_server_client()

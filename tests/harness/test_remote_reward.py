@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from harness.core import http
+from harness.core import server_client
 from rewards import Item, build_reward
 
 BOMB = "\\boxed{9^{9^{9^{9}}}}"
@@ -46,12 +46,14 @@ def test_an_item_the_server_failed_fails_alone(server):
 class Misbehaving:
     """A TCP server on loopback that reads a request and then does ``what``: ``hang`` (never answers), ``drop``
     (closes the connection), ``garbage`` (a 200 whose body is not JSON), ``short`` (a list of rewards one short),
-    ``refuse`` (a 401)."""
+    ``refuse`` (a 401), ``forbid`` (a 403), ``unavailable`` (a 503)."""
 
     BODIES = {
         "garbage": b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!",
         "short": b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 15\r\n\r\n{"rewards": []}',
         "refuse": b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 9\r\n\r\nbad token",
+        "forbid": b"HTTP/1.1 403 Forbidden\r\ncontent-length: 9\r\n\r\nforbidden",
+        "unavailable": b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 4\r\n\r\nbusy",
     }
 
     def __init__(self, what):
@@ -85,7 +87,7 @@ class Misbehaving:
 
 @pytest.fixture
 def quick_retries(monkeypatch):
-    monkeypatch.setattr(http, "RETRY_DELAYS_S", (0.05, 0.05))
+    monkeypatch.setattr(server_client, "RETRY_DELAYS_S", (0.05, 0.05))
 
 
 @pytest.mark.parametrize("what, reason, words", [

@@ -133,7 +133,7 @@ def test_a_replica_killed_under_load_is_replaced_and_no_request_is_lost(replicat
     _, base = replicated
     rows, expected = real_items
     monkeypatch.setenv("HARNESS_REWARD_URL", base)
-    _shared.close_http_client()
+    _shared.close_server_client()
     victim = next(iter(_replicas(base).values()))["pid"]
     executor = SingleTurnAgentExecutor(remote_rm_url=f"{base}/get_reward")
     pairs = [(item.question, label, item.completion) for item, label in rows] * 4
@@ -143,7 +143,7 @@ def test_a_replica_killed_under_load_is_replaced_and_no_request_is_lost(replicat
         verl = pool.map(lambda call: compute_score(*call), verl_calls)
         outputs = openrlhf_rollouts(executor, tokenizer, pairs, clients=32)
         verl = list(verl)
-    _shared.close_http_client()
+    _shared.close_server_client()
     assert all(o["reward"] is not None for o in outputs)
     assert [reward_of(o) for o in outputs] == expected * 4
     assert verl == expected * 2

@@ -43,7 +43,7 @@ def _scored(task, reply: str) -> float:
 @pytest.mark.parametrize("where", ["in-process", "server"])
 def test_verifiers_scores_with_the_plugged_reward_as_harness_eval_does(where, real_rows, eval_scores, monkeypatch):
     _shared.LOCAL.close()
-    _shared.close_http_client()
+    _shared.close_server_client()
     monkeypatch.delenv("HARNESS_REWARD_URL", raising=False)
     monkeypatch.setenv("HARNESS_REWARD", "rule:workers=2")
     tasks = [(_math_task(item.question, label), item.completion) for item, label in real_rows]
@@ -58,7 +58,7 @@ def test_verifiers_scores_with_the_plugged_reward_as_harness_eval_does(where, re
             rewards = [_scored(task, reply) for task, reply in tasks]
     finally:
         _shared.LOCAL.close()
-        _shared.close_http_client()
+        _shared.close_server_client()
     assert rewards == eval_scores + [0.0]
 
 
