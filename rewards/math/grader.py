@@ -4,9 +4,11 @@ This is the one definition of "correct" in the project: the ``rule`` reward, pol
 and the robustness suite all call :class:`MathGrader`. The order, and where each family of false verdicts is
 closed:
 
-1. Extraction (:mod:`rewards.math.extraction`): the reference's answer and the completion's final answer, then
-   rewritten into plain LaTeX (:mod:`rewards.math.normalization`: unicode, plain-text functions, ``\\text{13}``,
-   column vectors).
+1. Extraction (:mod:`rewards.math.extraction`): the reference's answer and the completion's final answer (a box,
+   a JSON answer field, an answer phrase, a short tail), then rewritten into plain LaTeX
+   (:mod:`rewards.math.normalization`: unicode, plain-text functions, ``\\text{13}``, column vectors, a tuple with a
+   ``\\pm``), and split from a qualifier (:mod:`rewards.math.qualifiers`: ``(3, m) for every m >= 2`` is the family
+   ``(3, m)``, its range compared apart).
 2. Rejection (:mod:`rewards.math.rejection`): completions that have not answered score 0 whatever their last
    number. Each family is a named, cited entry of ``COMPLETION_REJECTIONS`` (looping, alternating, a megabyte in
    a box) or ``ANSWER_REJECTIONS`` (code or gibberish, program expressions, the question's own expression);
