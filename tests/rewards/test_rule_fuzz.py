@@ -5,7 +5,7 @@ huge literals, deep nesting, unbalanced braces and ``\\left(`` without ``\\right
 combining marks, control characters, leniently decoded random bytes, code, megabyte strings) in the contexts an
 answer is read from (a box, "the answer is", ``####``, a bare tail, after ``</think>``), and scores them in
 batches with real items from ../shared/data. Properties: one score per item; every value is 0 or 1; ``score``
-never raises; the batch is answered within a bound derived from the per-item deadline; the real items score as
+never raises and no input crashes a worker (it scores, or fails by its deadline); the batch is answered within a bound derived from the per-item deadline; the real items score as
 they do alone.
 
 The default run tries a bounded number of batches. ``tox -e fuzz`` runs many more (``HARNESS_FUZZ_BATCHES``),
@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rewards import Item
+from rewards.contract import REASON_CRASHED
 from rewards.rule import RuleReward
 
 DEADLINE_S = 2.0
@@ -115,9 +116,18 @@ code = st.sampled_from([
 ])
 megabyte = st.sampled_from(["x", "9", "{", "\\", "$", "Let me think. "]).map(lambda s: s * (1_000_000 // len(s)))
 plain = st.text(max_size=200)
+# the forms that once crashed or fooled the reader: complex ends in a pair or an interval (a ValueError in sympy),
+# JSON answer fields, qualifiers and non-analytic functions, with a random inside
+forms = st.builds(lambda template, inner: template.replace("@", inner), st.sampled_from([
+    "(\\frac{3}{2}, 1 \\pm 2i)", "(2,5),\\left(\\tfrac{3}{2},\\;@ + 2i\\right)", "[i, @i]", "(@, 2i]",
+    '{"answer": "@"}', '```json\n{"final_answer": [@, "@"]}\n```', '{"answer": "@', '"answer": @}',
+    "(3, m) \\text{ for every } m \\ge @", "\\text{for all } @", "@ \\text{ where } @", "\\forall x: @",
+    "\\max(x, @)", "|x + @| - @", "\\left\\lfloor @ \\right\\rfloor", "\\text{Yes, @}", "No, @ or yes",
+]), st.one_of(digits, small, st.text(max_size=12), towers()))
 
 hostile = st.one_of(
     towers(), factorials(), huge_literals(), nesting(), long_runs(), lookalikes, control, random_bytes, code, plain,
+    forms,
     st.builds(lambda a, b: a + b, towers(), lookalikes),
     # megabyte strings are slow to build and read: one draw in about forty
     st.integers(0, 3).flatmap(lambda k: megabyte if k == 0 else st.sampled_from(["", "4", "{}"])),
@@ -184,6 +194,9 @@ def _check(reward: RuleReward, batch: list[Item], alone: list) -> None:
     scores = result["scores"]
     assert len(scores) == len(batch)
     assert all(s.value in (0.0, 1.0) for s in scores), [s.value for s in scores]
+    crashed = [(it.reference[:80], it.completion[:80], s.detail[:200]) for s, it in zip(scores, batch)
+               if s.reason == REASON_CRASHED]
+    assert not crashed, f"an input crashed the reward (it must score, or fail by its deadline): {crashed}"
     mates = [s for s, it in zip(scores, batch) if it.metadata.get("real")]
     assert [(s.value, s.reason) for s in mates] == [(s.value, s.reason) for s in alone]
 
