@@ -109,7 +109,8 @@ def progress(label: str, unit: str = "items") -> Iterator[Callable[..., None]]:
 
     lines = ProgressLog(label, unit)
     if not sys.stderr.isatty():
-        yield lambda done, total=None, phase=None: lines.update(done, total, phase)
+        with lines.heartbeat():  # a line within 30 s even while the first batch is still running
+            yield lambda done, total=None, phase=None: lines.update(done, total, phase)
         return
     with progress_bar() as bar:
         task = bar.add_task(label, total=None)

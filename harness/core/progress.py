@@ -9,8 +9,10 @@ these lines when standard error is not a terminal, and a bar when it is.
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 log = logging.getLogger("harness")
 
@@ -35,6 +37,7 @@ class ProgressLog:
         self.last = self.began
         self.done = 0
         self.total: int | None = None
+        self._lock = threading.Lock()  # update() and the heartbeat's thread emit alike
 
     def line(self, done: int, total: int | None) -> str:
         elapsed = max(1e-9, self.clock() - self.began)
@@ -50,8 +53,36 @@ class ProgressLog:
         """Record progress; a line goes out when ``interval_s`` has passed since the last, and at the end."""
         if label is not None and label != self.label:
             self.label, self.began, self.last = label, self.clock(), self.clock()
-        self.done, self.total = done, total
-        now = self.clock()
-        if now - self.last >= self.interval_s or (total is not None and done >= total):
-            self.last = now
-            self.emit(self.line(done, total))
+        with self._lock:
+            self.done, self.total = done, total
+            now = self.clock()
+            if now - self.last >= self.interval_s or (total is not None and done >= total):
+                self.last = now
+                self.emit(self.line(done, total))
+
+    def tick(self) -> None:
+        """A line with the progress so far when none has gone out for ``interval_s``: the work is alive even
+        while one step (a batch of a judge's generations, a model's first load) takes longer than that."""
+        with self._lock:
+            now = self.clock()
+            if now - self.last >= self.interval_s:
+                self.last = now
+                self.emit(self.line(self.done, self.total))
+
+    @contextmanager
+    def heartbeat(self, every_s: float | None = None) -> Iterator[ProgressLog]:
+        """Within the block, :meth:`tick` runs every ``every_s`` seconds (``interval_s``) on a thread of its own,
+        so the first line goes out within ``interval_s`` of the start whatever the work does."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self.interval_s if every_s is None else every_s):
+                self.tick()
+
+        thread = threading.Thread(target=beat, name=f"progress-{self.label}", daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            stop.set()
+            thread.join()

@@ -73,6 +73,36 @@ def test_progress_lines_at_a_steady_interval():
     assert len(lines) == 4 and lines[-1] == "train-rm: 100/100 steps (1.00/s, 1.7 min in all)"
 
 
+def test_a_step_longer_than_the_interval_still_gets_a_line_within_it():
+    """A judge's first batch of eight generations can take minutes on a CPU: the heartbeat writes a line while it
+    runs, with the progress so far, and never more than one an interval (the clock is the test's; the heartbeat
+    looks every 10 ms)."""
+    import time
+
+    now = [0.0]
+    lines = []
+    progress = ProgressLog("eval: scoring", "items", interval_s=30.0, clock=lambda: now[0], emit=lines.append)
+
+    def wait_for(n):
+        deadline = time.monotonic() + 10.0
+        while len(lines) < n and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    with progress.heartbeat(every_s=0.01):
+        progress.update(0, 42)
+        now[0] = 31.0  # the one long step: no update() while it runs
+        wait_for(1)
+        assert lines == ["eval: scoring: 0/42 items (0.00/s)"]
+        time.sleep(0.1)
+        assert len(lines) == 1  # within the interval: no second line
+        now[0] = 62.0
+        wait_for(2)
+        assert len(lines) == 2
+    now[0] = 200.0
+    time.sleep(0.1)
+    assert len(lines) == 2  # the thread stopped with the block
+
+
 def test_commands_write_progress_lines_when_no_terminal_is_attached(tmp_path):
     from click.testing import CliRunner
 
