@@ -21,7 +21,9 @@ from rewards.math.identities import changed_value, differ, same_function
 from rewards.math.numeric import Number, approx_number
 from rewards.math.sympy_values import evaluation_is_bounded, load_sympy, sympy_number
 
-_TIMED_OUT = object()  # what _under_alarm returns when math-verify's alarm fires
+_UNDECIDED = object()  # what _under_alarm returns when math-verify's alarm fires or sympy cannot say
+# What sympy raises on a parse it cannot evaluate or rebuild; the stages that meet it say nothing, the item goes on
+_SYMPY_REFUSALS = (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError, NotImplementedError)
 
 
 def _with_unit(item: Any, unit: dict[Any, Any]) -> Any:
@@ -94,7 +96,7 @@ class SymbolicComparer:
             return number, False
         try:
             result = self._under_alarm(expr.evalf, 30)
-            if result is _TIMED_OUT:
+            if result is _UNDECIDED:
                 return None, False
             if isinstance(result, sp.Float) and result._prec <= 1:
                 # evalf found no significant digit: the value is zero to its working accuracy (tan(pi) prints as
@@ -138,7 +140,7 @@ class SymbolicComparer:
         if not gold_parsed or not pred_parsed:
             return None
         verdict = self._under_alarm(same_function, gold_parsed[0], pred_parsed[0])
-        return None if verdict is _TIMED_OUT else verdict
+        return None if verdict is _UNDECIDED else verdict
 
     def changed_value(self, gold_parsed: list[Any], pred_parsed: list[Any]) -> bool:
         """:func:`rewards.math.identities.changed_value` on the first parse of each, under math-verify's alarm
@@ -148,12 +150,15 @@ class SymbolicComparer:
         return self._under_alarm(changed_value, gold_parsed[0], pred_parsed[0]) is True
 
     def _under_alarm(self, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` under math-verify's alarm, or ``_TIMED_OUT`` when it fires (math-verify's
-        ``TimeoutException`` is a BaseException: no ``except Exception`` around it would stop it)."""
+        """``fn(*args)`` under math-verify's alarm, or ``_UNDECIDED`` when it fires (math-verify's
+        ``TimeoutException`` is a BaseException: no ``except Exception`` around it would stop it) or when sympy
+        refuses the expression (a ``ValueError`` rebuilding ``max(x, {4})`` with real variables)."""
         from math_verify.errors import TimeoutException
         from math_verify.utils import timeout
 
         try:
             return timeout(timeout_seconds=self.timeout_s)(fn)(*args)
         except TimeoutException:
-            return _TIMED_OUT
+            return _UNDECIDED
+        except _SYMPY_REFUSALS:  # sympy will not build the expression (max(x, {4}): "not comparable"): cannot say
+            return _UNDECIDED
