@@ -99,3 +99,18 @@ def test_a_tracker_holds_each_steps_numbers(name, tmp_path, monkeypatch):
 def test_an_unknown_tracker_is_refused(tmp_path):
     with pytest.raises(ValueError, match="tensorboard or wandb"):
         open_tracker("mlflow", tmp_path, "run")
+
+
+def test_tensorboard_steps_reach_disk_as_they_are_logged(tmp_path):
+    """A live TensorBoard reads a run while it trains, and a run killed part-way keeps the steps it logged: each
+    step is on disk when ``log`` returns, not when ``close`` does (the writer otherwise holds up to 10 events or
+    2 minutes). Read before closing, with TensorBoard's own reader."""
+    pytest.importorskip("tensorboard")
+    tracker = open_tracker("tensorboard", tmp_path, "run")
+    try:
+        for step, values in STEPS.items():
+            tracker.log(step, values)
+            written = tensorboard_scalars(tmp_path)
+            assert {(PREFIX + k, step): v for k, v in values.items()}.items() <= written.items(), f"step {step}"
+    finally:
+        tracker.close()
