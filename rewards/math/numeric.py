@@ -369,20 +369,33 @@ def _is_number(tok: str) -> bool:
 
 
 _MAX_CHARS = 60_000
+_MAX_DEPTH = 64  # brackets inside brackets: the parser recurses about six frames a level
+_OPENING, _CLOSING = frozenset("{(["), frozenset("})]")
+
+
+def _too_deep(tokens: list[str]) -> bool:
+    depth = 0
+    for tok in tokens:
+        depth += tok in _OPENING
+        depth -= tok in _CLOSING
+        if depth > _MAX_DEPTH:
+            return True
+    return False
 
 
 def evaluate(latex: str) -> Number | None:
-    """The value of a simple numeric LaTeX expression, or None when it is not one (or is ambiguous)."""
+    """The value of a simple numeric LaTeX expression, or None when it is not one (or is ambiguous, or nested
+    deeper than any answer is: ``{{{...{1}...}}}`` a thousand deep is not read, it would exhaust the stack)."""
     if len(latex) > _MAX_CHARS:
         return None
     try:
         parser = _Parser(_tokenize(latex.strip().strip("$")))
-        if not parser.tokens:
+        if not parser.tokens or _too_deep(parser.tokens):
             return None
         value = parser.expr()
         if parser.peek() is not None:
             return None
-    except (_Unsupported, ZeroDivisionError, OverflowError, ValueError):
+    except (_Unsupported, ZeroDivisionError, OverflowError, ValueError, RecursionError):
         return None
     return value
 
