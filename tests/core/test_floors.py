@@ -78,10 +78,12 @@ def test_the_check_can_fail(tmp_path, monkeypatch):
 # The stages of rewards.math, lowest first: a module may import only modules of a lower stage.
 MATH_STAGES = {
     # values and text forms, on nothing else here
-    "numeric": 0, "normalization": 0, "latex_numbers": 0, "choices": 0, "prediction": 0, "dfa": 0,
-    # reading numbers, math segments and words; values of sympy trees, intervals, quantities
-    "reading": 1, "sympy_values": 1, "intervals": 1, "quantities": 1,
-    "extraction": 2,
+    "numeric": 0, "latex_numbers": 0, "choices": 0, "prediction": 0, "dfa": 0,
+    # reading numbers, math segments and words; rewriting forms (a tuple's parts split as numbers split them);
+    # values of sympy trees, intervals, quantities
+    "reading": 1, "normalization": 1, "sympy_values": 1, "intervals": 1, "quantities": 1,
+    # where the answer is, and what of it is the answer (a family, not its qualifier)
+    "extraction": 2, "qualifiers": 2,
     "rejection": 3,
     "decision": 4,
     "identities": 5,

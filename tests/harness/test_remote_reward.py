@@ -2,13 +2,14 @@
 ``harness serve`` on loopback (the in-process rewards, on real MathCheck-GSM items), and against servers that
 misbehave at the socket: one that never answers, one that drops the connection, one that answers garbage."""
 
-import socket
-import threading
+import re
 
 import pytest
 
 from harness.core import server_client
 from rewards import Item, build_reward
+
+from .peers import Misbehaving
 
 BOMB = "\\boxed{9^{9^{9^{9}}}}"
 
@@ -43,48 +44,6 @@ def test_an_item_the_server_failed_fails_alone(server):
         reward.close()
 
 
-class Misbehaving:
-    """A TCP server on loopback that reads a request and then does ``what``: ``hang`` (never answers), ``drop``
-    (closes the connection), ``garbage`` (a 200 whose body is not JSON), ``short`` (a list of rewards one short),
-    ``refuse`` (a 401), ``forbid`` (a 403), ``unavailable`` (a 503)."""
-
-    BODIES = {
-        "garbage": b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!",
-        "short": b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 15\r\n\r\n{"rewards": []}',
-        "refuse": b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 9\r\n\r\nbad token",
-        "forbid": b"HTTP/1.1 403 Forbidden\r\ncontent-length: 9\r\n\r\nforbidden",
-        "unavailable": b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 4\r\n\r\nbusy",
-    }
-
-    def __init__(self, what):
-        self.what, self.requests = what, 0
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/get_reward"
-        self.held = []
-        threading.Thread(target=self.serve, daemon=True).start()
-
-    def serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            conn.recv(65536)
-            self.requests += 1
-            if self.what == "hang":
-                self.held.append(conn)  # read, never answered, never closed
-            elif self.what == "drop":
-                conn.close()
-            else:
-                conn.sendall(self.BODIES[self.what])
-                conn.close()
-
-    def close(self):
-        self.sock.close()
-        for conn in self.held:
-            conn.close()
-
-
 @pytest.fixture
 def quick_retries(monkeypatch):
     monkeypatch.setattr(server_client, "RETRY_DELAYS_S", (0.05, 0.05))
@@ -92,7 +51,7 @@ def quick_retries(monkeypatch):
 
 @pytest.mark.parametrize("what, reason, words", [
     ("hang", "timeout", "did not answer within 0.5s"),
-    ("drop", "crashed", "RemoteProtocolError"),
+    ("drop", "crashed", "RemoteProtocolError|ReadError"),  # a close before or after the request is read
     ("garbage", "crashed", "not the protocol's answer"),
     ("short", "crashed", "must be a list of 2 numbers"),
 ])
@@ -105,7 +64,7 @@ def test_a_misbehaving_server_costs_only_a_failed_score(quick_retries, what, rea
         reward.close()
         peer.close()
     assert [(s.value, s.verdict, s.reason) for s in scores] == [(0.0, False, reason)] * 2
-    assert words in scores[0].detail
+    assert re.search(words, scores[0].detail), scores[0].detail
     assert peer.requests == (3 if what in ("hang", "drop") else 1)  # only what the service did is sent again
 
 

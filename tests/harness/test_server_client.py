@@ -17,7 +17,7 @@ from harness.integrations import _shared
 from harness.integrations.trl_remote import RemoteReward
 from rewards import Item, build_reward
 
-from .test_remote_reward import Misbehaving
+from .peers import Misbehaving
 
 ITEMS = [Item("q", "1", "\\boxed{1}"), Item("q", "1", "\\boxed{2}"), Item("q", "4", "\\boxed{4}")]
 
