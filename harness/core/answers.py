@@ -73,7 +73,7 @@ def gsm8k_final(text: str) -> str | None:
     return None if last is None else last.group(1).strip().replace(",", "")
 
 
-_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")  # a math delimiter or a price, not an escaped dollar sign
 _ONE_MATH_SPAN = re.compile(r"\$\$([^$]+)\$\$|\$([^$]+)\$|\\\((.+)\\\)|\\\[(.+)\\\]", re.S)
 _LINE_END_COMMANDS = ("\\noindent", "\\\\")
 
@@ -92,7 +92,7 @@ def clean_reference(text: str) -> str:
                 s = s[: -len(tail)].rstrip()
         if s.endswith(".") and not s.endswith(".."):
             s = s[:-1].rstrip()
-        if s.endswith("$") and len(_UNESCAPED_DOLLAR.findall(s)) % 2 == 1:
+        if s.endswith("$") and len(UNESCAPED_DOLLAR.findall(s)) % 2 == 1:
             s = s[:-1].rstrip()
         whole = _ONE_MATH_SPAN.fullmatch(s)
         if whole is not None:

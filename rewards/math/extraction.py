@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from harness.core.answers import box_spans
+from harness.core.answers import UNESCAPED_DOLLAR, box_spans
 from rewards.math.numeric import split_top_level
 from rewards.math.reading import LATEX_SPACE, canonical_latex, labelled_parts, reads_as_prose, unwrap_text
 
@@ -105,7 +105,6 @@ def _is_factorial(s: str, at: int) -> bool:
         _ARITHMETIC.search(s[:at]) is not None
 
 
-_MATH_DOLLAR = re.compile(r"(?<!\\)\$")
 _MATH_SPANS = re.compile(r"(?<!\\)\$[^$]*(?<!\\)\$")
 
 
@@ -125,9 +124,9 @@ def _clean(answer: str) -> str:
             s = s[len(left) : len(s) - len(right)].strip()
     if s.count("$") == 1 and s.startswith("$"):  # an unclosed "$" is a currency sign: "$18"
         s = s[1:]
-    delimiters = len(_MATH_DOLLAR.findall(s))
+    delimiters = len(UNESCAPED_DOLLAR.findall(s))
     if delimiters >= 2 and delimiters % 2 == 0 and not re.search(r"[A-Za-z]", _MATH_SPANS.sub("", s)):
-        s = _MATH_DOLLAR.sub("", s).strip()  # an answer line of math pieces: "-$\\pi/4$", "$x=$ $5$"
+        s = UNESCAPED_DOLLAR.sub("", s).strip()  # an answer line of math pieces: "-$\\pi/4$", "$x=$ $5$"
     return s.rstrip(".;,").strip()
 
 

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from rewards.math.numeric import split_top_level
 from rewards.math.reading import LATEX_SPACE, unwrap_text
 
 _KEYWORD = r"(?:for\s+(?:all|every|each|some|any)|where|with)\b"
@@ -50,15 +51,7 @@ class Qualified:
 
 
 def _balanced(text: str) -> bool:
-    depth = 0
-    for c in text:
-        if c in "{([":
-            depth += 1
-        elif c in "})]":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0 and text.count("\\left") == text.count("\\right")
+    return split_top_level(text) is not None and text.count("\\left") == text.count("\\right")
 
 
 def split_qualifier(answer: str) -> Qualified:

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from harness.core.answers import UNESCAPED_DOLLAR
 from rewards.contract import REASON_INVALID_OUTPUT, REASON_RESTATED, REASON_WRONG_FORM
 from rewards.math.extraction import Extraction, Found, answer_statements
 from rewards.math.normalization import normalize_answer
@@ -95,17 +96,15 @@ def ends_mid_sentence(text: str) -> bool:
     return bool(stripped) and not _TERMINAL.search(stripped[-10:]) and not _ANSWER_SECTION.search(stripped[-400:])
 
 
-_DOLLAR = re.compile(r"(?<!\\)\$")
-
-
 def cut_inside_formula(text: str) -> bool:
     """The text stops inside a formula it opened: an odd number of ``$`` whose last one opens math (a letter, a
     bracket or a command follows it: "... holds when $a = 2"), not a price ("costs $18"). What such a text ends
     with is the start of a formula, not a value it states."""
-    marks = list(_DOLLAR.finditer(text[-2000:]))
+    tail = text[-2000:]
+    marks = list(UNESCAPED_DOLLAR.finditer(tail))
     if len(marks) % 2 == 0:
         return False
-    after = text[-2000:][marks[-1].end() :].lstrip()
+    after = tail[marks[-1].end() :].lstrip()
     return bool(after) and not (after[0].isdigit() or after[0] in ".-+")
 
 
