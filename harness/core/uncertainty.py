@@ -21,8 +21,12 @@ from __future__ import annotations
 
 import math
 import random
+import sys
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import itemgetter
 from statistics import NormalDist
 from typing import TypeVar
 
@@ -51,14 +55,14 @@ def bootstrap(statistic: Callable[[Sequence[T]], float | None], rows: Sequence[T
               level: float = LEVEL) -> tuple[float, float] | None:
     """The percentile bootstrap interval of ``statistic(rows)``: the statistic over ``resamples`` resamples of the
     rows drawn with replacement, seeded; a resample where the statistic is undefined (None) is skipped. None when
-    fewer than half of the resamples give a value."""
+    fewer than half of the resamples give a value. Resample ``r`` is the ``n`` items that ``n`` successive calls of
+    ``random.Random(seed).randrange(n)`` pick, whatever the speed-up (:func:`resample_indices`)."""
     if not rows:
         return None
-    rng = random.Random(seed)
     n = len(rows)
     values = []
-    for _ in range(resamples):
-        value = statistic([rows[rng.randrange(n)] for _ in range(n)])
+    for picks in _seeded_resamples(n, resamples, seed):
+        value = statistic((rows[picks[0]],) if n == 1 else itemgetter(*picks)(rows))
         if value is not None:
             values.append(value)
     if len(values) < resamples / 2:
@@ -66,6 +70,50 @@ def bootstrap(statistic: Callable[[Sequence[T]], float | None], rows: Sequence[T
     values.sort()
     tail = (1 - level) / 2
     return _quantile(values, tail), _quantile(values, 1 - tail)
+
+
+def resample_indices(rng: random.Random, n: int, resamples: int) -> list[array]:
+    """``resamples`` arrays of ``n`` indices below ``n``: the very indices that ``n * resamples`` successive calls
+    of ``rng.randrange(n)`` give, drawn many at a time. A bootstrap over 2,000 items drew them one call at a time
+    and spent most of a ``harness eval`` doing so. Where this Python draws otherwise than :func:`_many_draws`
+    reads it (checked on the first draws, from a copy of the generator), the indices come from ``randrange``."""
+    total = n * resamples
+    start = rng.getstate()
+    reference = random.Random()
+    reference.setstate(start)
+    drawn = _many_draws(rng, n, total)
+    if drawn is None or any(drawn[i] != reference.randrange(n) for i in range(min(total, 64))):
+        reference.setstate(start)
+        drawn = array("Q", (reference.randrange(n) for _ in range(total)))
+    return [drawn[r * n:(r + 1) * n] for r in range(resamples)]
+
+
+@lru_cache(maxsize=4)
+def _seeded_resamples(n: int, resamples: int, seed: int) -> tuple[array, ...]:
+    """The resamples of ``n`` items for ``seed``, kept for the next statistic of the same run."""
+    return tuple(resample_indices(random.Random(seed), n, resamples))
+
+
+def _many_draws(rng: random.Random, n: int, total: int) -> array | None:
+    """``total`` draws of ``randrange(n)`` as CPython makes them: one 32-bit word of the Mersenne Twister a try,
+    its top ``n.bit_length()`` bits kept, tried again while they are ``n`` or more. ``getrandbits(32 * m)`` gives
+    the next ``m`` words, the first in the lowest bits. None where the words are not read that way here (more
+    than 16 bits a draw, a big-endian machine): the caller draws one at a time."""
+    k = n.bit_length()
+    if k > 16 or sys.byteorder != "little" or array("H").itemsize != 2 or array("I").itemsize != 4:
+        return None
+    # a word's top 16 bits, as an index into this table: the draw, or a marker for a try that is refused; the
+    # markers go by one bytes.replace, which can match nowhere else (a draw's upper two bytes are zero)
+    refused = 0xFFFFFFFF
+    table = [u >> (16 - k) if u >> (16 - k) < n else refused for u in range(1 << 16)]
+    drawn = array("I")
+    while len(drawn) < total:
+        words = (total - len(drawn)) * (1 << k) // n + 64  # enough tries for what is left, nearly always
+        tops = array("H", rng.getrandbits(32 * words).to_bytes(4 * words, "little"))[1::2]
+        tries = array("I", itemgetter(*tops)(table))  # 64 tries or more: itemgetter gives a tuple
+        drawn.frombytes(tries.tobytes().replace(b"\xff\xff\xff\xff", b""))
+    del drawn[total:]
+    return drawn
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:

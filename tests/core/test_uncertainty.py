@@ -98,3 +98,32 @@ def test_paired_t_interval_equals_scipys_ttest_rel():
     assert (low, high) == (pytest.approx(ref.low), pytest.approx(ref.high))
     assert mean == pytest.approx(sum(b) / 3 - sum(a) / 3)
     assert u.paired_t_interval([0.1]) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.one_of(st.integers(1, 70), st.integers(1000, 2100), st.sampled_from([2 ** 15, 2 ** 16 - 1, 2 ** 16,
+                                                                                 2 ** 16 + 1])),
+       seed=st.integers(0, 2 ** 40), resamples=st.integers(1, 4))
+def test_resamples_are_the_draws_of_randrange(n, seed, resamples):
+    """The draws made many at a time are, one for one, those of successive ``randrange(n)`` calls: a bootstrap
+    interval is the same whichever way it was drawn (a wrong bit, word order or refusal rule would not be)."""
+    rng = random.Random(seed)
+    expected = [[rng.randrange(n) for _ in range(n)] for _ in range(resamples)]
+    assert [list(picks) for picks in u.resample_indices(random.Random(seed), n, resamples)] == expected
+    fast = u._many_draws(random.Random(seed), n, n * resamples)  # not only by falling back to randrange
+    assert (fast is None) == (n >= 2 ** 16) and (fast is None or list(fast) == sum(expected, []))
+
+
+def test_bootstrap_gives_the_interval_of_one_draw_at_a_time():
+    """The interval of the fast resamples equals the one of resamples drawn by ``randrange`` call by call, for
+    one item and for many."""
+    for n in (1, 7, 300):
+        rows = [(i % 3 == 0, i % 2 == 0) for i in range(n)]
+
+        def agreement(sample):
+            return sum(x == y for x, y in sample) / len(sample)
+
+        rng = random.Random(u.BOOTSTRAP_SEED)
+        values = sorted(agreement([rows[rng.randrange(n)] for _ in range(n)]) for _ in range(200))
+        expected = (u._quantile(values, 0.025), u._quantile(values, 0.975))
+        assert u.bootstrap(agreement, rows, resamples=200) == expected

@@ -1,6 +1,9 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rewards import Score
+from suites import metrics
 from suites.metrics import verifier_metrics
 
 
@@ -57,3 +60,17 @@ def test_a_confidently_wrong_reward_has_the_worst_calibration():
     assert expected_calibration_error([False] * 6, [1.0] * 6) == 1.0
     assert expected_calibration_error([False, True, True], [1.0, 1.0, 0.0]) == pytest.approx(2 / 3)
     assert sum(b.n for b in reliability([True, False], [1.0, 0.0])) == 2
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.sampled_from(["a", "b", "c"])), max_size=40))
+def test_bootstrap_statistics_count_as_the_formulas_do(rows):
+    """F1 and macro accuracy as the bootstrap computes them (by counting equal rows) are the textbook formulas."""
+    tp = sum(p and y for p, y, _ in rows)
+    fp = sum(p and not y for p, y, _ in rows)
+    fn = sum(y and not p for p, y, _ in rows)
+    assert metrics._f1_of(rows) == (2 * tp / (2 * tp + fp + fn) if tp else None)
+    categories = sorted({c for _, _, c in rows})
+    shares = [sum(p == y for p, y, c in rows if c == k) / sum(c == k for _, _, c in rows) for k in categories]
+    expected = sum(shares) / len(shares) if shares else None
+    assert metrics._macro_of(rows) == pytest.approx(expected)
