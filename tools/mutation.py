@@ -1,5 +1,6 @@
 """Mutation testing of the modules whose bugs cost most (the grader's decisions, the run store, the server's
-batcher, Cooper's update): does some test fail when the code is changed a little?
+batcher, Cooper's update, what reads a reward server's answers, the published verifiers' parsers, the metrics and
+the data behind them): does some test fail when the code is changed a little?
 
 Runs cosmic-ray (``tox -e mutation``) in a copy of the working tree, one module at a time, each mutant against
 the tests that guard that module. Every module has hundreds of mutants and its tests take seconds to a minute
@@ -28,13 +29,29 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# module -> the tests that guard it (run for each mutant, stopping at the first failure)
+# module (a file, or a package ending in "/") -> the tests that guard it (run for each mutant, stopping at the
+# first failure)
+_SERVER_CLIENTS = ["tests/harness/test_server_client.py", "tests/harness/test_remote_reward.py",
+                   "tests/rewards/test_remote_answers.py"]
+_ADAPTERS = ["tests/harness/test_integrations.py", "tests/harness/test_trainer_clients.py",
+             "tests/harness/test_verifiers_reward.py", "tests/harness/test_server_client.py",
+             "tests/harness/test_hostile_http.py", "-m", "'not slow'"]
 MODULES: dict[str, list[str]] = {
     "rewards/math/decision.py": ["tests/rewards/test_rule_tables.py", "tests/rewards/test_math_grading.py",
                                  "tests/rewards/test_unanchored.py"],
     "harness/core/store.py": ["tests/core/test_store.py"],
     "harness/server/batcher.py": ["tests/harness/test_batcher.py", "tests/harness/test_server.py"],
     "rewards/cooper.py": ["tests/rewards/test_cooper.py", "-m", "'not slow'"],  # the assistant LLM test: minutes
+    # what reads a reward server's answers, the published verifiers' parsers, the figures and the data behind them
+    "rewards/remote.py": _SERVER_CLIENTS,
+    "harness/core/server_client.py": _SERVER_CLIENTS,
+    "harness/integrations/": _ADAPTERS,
+    "rewards/verifiers/": ["tests/rewards/test_verifier_protocols.py"],
+    "suites/metrics.py": ["tests/suites/test_metrics.py", "tests/core/test_uncertainty.py"],
+    "suites/calibration.py": ["tests/suites/test_metrics.py", "tests/suites/test_diagnostics.py",
+                              "-k", "'not probe_hacking'"],  # that one trains nothing it checks here: 80 s
+    "harness/datasets/fetch.py": ["tests/harness/test_data_fetch.py"],
+    "trainers/trackers.py": ["tests/trainers/test_trackers.py"],
 }
 _IGNORED = shutil.ignore_patterns(".git", ".tox", ".venv", "venv", "runs", "mutants", "__pycache__", ".old",
                                   ".pytest_cache", ".benchmarks", ".hypothesis", "*.egg-info", "build", "docs")
@@ -71,13 +88,25 @@ def _inside(row: int, col: int, spans: list[tuple[int, int, int, int]]) -> bool:
     return any((row, col) >= (a, b) and (row, col) < (c, d) for a, b, c, d in spans)
 
 
+def present(tests: list[str], tree: Path) -> list[str]:
+    """The test files of ``tests`` that ``tree`` has, with the options among them: an older checkout lacks the
+    files written since, and pytest would count a missing file as a failure, every mutant as killed."""
+    return [t for t in tests if t.startswith("-") or t.startswith("'") or (tree / t).exists()]
+
+
+def sources(module: str, tree: Path) -> list[str]:
+    """The Python files of ``module`` in ``tree``, relative to it: the file itself, or a package's files."""
+    path = tree / module
+    return [module] if path.is_file() else sorted(str(f.relative_to(tree)) for f in path.rglob("*.py"))
+
+
 def run_module(module: str, tests: list[str], sample: int, seed: int, timeout_s: float, source: Path = REPO) -> dict:
     """One module's sampled mutants, run in a fresh copy of ``source`` (a checkout); the outcome and diff of each."""
     with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
         tree = Path(tmp) / "tree"
         shutil.copytree(source, tree, ignore=_IGNORED)
         config = Path(tmp) / "config.toml"
-        command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider {' '.join(tests)}"
+        command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider {' '.join(present(tests, tree))}"
         config.write_text(
             f'[cosmic-ray]\nmodule-path = "{module}"\ntimeout = {timeout_s}\nexcluded-modules = []\n'
             f'test-command = "{command}"\n[cosmic-ray.distributor]\nname = "local"\n', encoding="utf-8")
@@ -86,30 +115,41 @@ def run_module(module: str, tests: list[str], sample: int, seed: int, timeout_s:
         with sqlite3.connect(session) as db:
             # job ids are random: the sample is drawn from the mutants in source order, so that the same seed
             # and source give the same mutants, before and after new tests
-            jobs = [j for (j,) in db.execute("SELECT job_id FROM mutation_specs ORDER BY start_pos_row, "
-                                               "start_pos_col, operator_name, occurrence")]
+            jobs = [j for (j,) in db.execute("SELECT job_id FROM mutation_specs ORDER BY module_path, "
+                                               "start_pos_row, start_pos_col, operator_name, occurrence")]
             total = len(jobs)
             keep = set(random.Random(f"{seed}:{module}").sample(jobs, min(sample, total)))
             drop = [(j,) for j in jobs if j not in keep]
             db.executemany("DELETE FROM mutation_specs WHERE job_id=?", drop)
             db.executemany("DELETE FROM work_items WHERE job_id=?", drop)
+            # a mutant inside an annotation cannot change behaviour (counted apart, see summary): not run at all
+            spans = {f: annotation_spans((tree / f).read_text(encoding="utf-8")) for f in sources(module, tree)}
+            idle = [(j,) for j, path, line, col in db.execute(
+                        "SELECT job_id, module_path, start_pos_row, start_pos_col FROM mutation_specs")
+                    if _inside(line, col, spans[_relative(path, module)])]
+            db.executemany("DELETE FROM work_items WHERE job_id=?", idle)
         began = time.perf_counter()
         subprocess.run(["cosmic-ray", "baseline", str(config)], cwd=tree, check=True)
         subprocess.run(["cosmic-ray", "exec", str(config), str(session)], cwd=tree, check=True)
         seconds = time.perf_counter() - began
         with sqlite3.connect(session) as db:
             rows = db.execute(
-                "SELECT m.job_id, m.operator_name, m.occurrence, m.start_pos_row, m.start_pos_col, r.test_outcome, "
-                "r.worker_outcome, r.diff FROM mutation_specs m JOIN work_results r ON r.job_id = m.job_id "
-                "ORDER BY m.start_pos_row"
+                "SELECT m.job_id, m.module_path, m.operator_name, m.occurrence, m.start_pos_row, m.start_pos_col, "
+                "r.test_outcome, r.worker_outcome, r.diff FROM mutation_specs m LEFT JOIN work_results r "
+                "ON r.job_id = m.job_id ORDER BY m.module_path, m.start_pos_row"
             ).fetchall()
-        spans = annotation_spans((tree / module).read_text(encoding="utf-8"))
-    mutants = [{"job": job, "operator": op, "occurrence": occ, "line": line, "col": col,
-                "test_outcome": (outcome or "").lower(), "worker_outcome": (worker or "").lower(),
-                "in_annotation": _inside(line, col, spans), "diff": diff}
-               for job, op, occ, line, col, outcome, worker, diff in rows]
+    mutants = [{"job": job, "file": _relative(path, module), "operator": op, "occurrence": occ, "line": line,
+                "col": col, "test_outcome": (outcome or "not run").lower(), "worker_outcome": (worker or "").lower(),
+                "in_annotation": _inside(line, col, spans[_relative(path, module)]), "diff": diff or ""}
+               for job, path, op, occ, line, col, outcome, worker, diff in rows]
     return {"module": module, "tests": tests, "mutants_in_module": total, "sample": len(mutants), "seed": seed,
             "seconds": round(seconds, 1), "mutants": mutants}
+
+
+def _relative(path: str, module: str) -> str:
+    """A mutated file's path as cosmic-ray records it, relative to the tree: ``module`` itself or a file under it."""
+    path = path.replace("\\", "/")
+    return path[path.index(module.rstrip("/")):] if module.rstrip("/") in path else path
 
 
 def replay_module(previous: dict, timeout_s: float, source: Path = REPO) -> dict:
@@ -121,7 +161,7 @@ def replay_module(previous: dict, timeout_s: float, source: Path = REPO) -> dict
     with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
         tree = Path(tmp) / "tree"
         shutil.copytree(source, tree, ignore=_IGNORED)
-        original = (tree / module).read_text(encoding="utf-8")
+        originals = {f: (tree / f).read_text(encoding="utf-8") for f in sources(module, tree)}
         for m in previous["mutants"]:
             diff = m["diff"].split("--- mutation diff ---\n", 1)[-1]
             applied = subprocess.run(["patch", "-p1", "--silent", "--forward"], cwd=tree, input=diff, text=True,
@@ -131,12 +171,13 @@ def replay_module(previous: dict, timeout_s: float, source: Path = REPO) -> dict
             else:
                 try:
                     run = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                                          *[t.strip("'") for t in tests]], cwd=tree, capture_output=True,
-                                         timeout=timeout_s)
+                                          *[t.strip("'") for t in present(tests, tree)]], cwd=tree,
+                                         capture_output=True, timeout=timeout_s)
                     outcome = "survived" if run.returncode == 0 else "killed"
                 except subprocess.TimeoutExpired:
                     outcome = "killed"  # a hang is caught by the deadline, as cosmic-ray counts it
-            (tree / module).write_text(original, encoding="utf-8")
+            for f, text in originals.items():
+                (tree / f).write_text(text, encoding="utf-8")
             mutants.append({**m, "test_outcome": outcome, "worker_outcome": "replayed"})
     return {**previous, "tests": tests, "seconds": round(time.perf_counter() - began, 1), "mutants": mutants,
             "replayed_from": previous.get("label", "before")}
@@ -178,7 +219,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=40, help="mutants per module (seeded)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant's test run")
-    parser.add_argument("--module", action="append", help="only these modules (default: all four)")
+    parser.add_argument("--module", action="append", help="only these modules (default: all of MODULES)")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "mutation")
     parser.add_argument("--tree", type=Path, default=REPO, help="the checkout whose code and tests are run (default: "
                                                                "this one); e.g. the commit before new tests")
