@@ -97,6 +97,26 @@ def arm_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
     return lines
 
 
+def seed_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
+    """Each finished run on its own line: the figures the arm table averages, seed by seed."""
+    header = ["arm", "seed", *(f"held-out step {s}" for s in HELDOUT_STEPS), "training reward (last)",
+              "rule accuracy (last)", "hole usage first → last", "hole pay (last)", "keyed ranking (last)",
+              "hole pay first ≤ 40% at step"]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for arm, seeds in groups.items():
+        for seed, steps in sorted(seeds.items()):
+            run = per_run(steps)
+            closed = run["closed_step"] if arm == "cooper_group" else None
+            lines.append("| " + " | ".join([
+                ARMS[arm], str(seed),
+                *(_pct(v) if (v := steps.get(k, {}).get("heldout_accuracy")) is not None else "—"
+                  for k in HELDOUT_STEPS),
+                _pct(run["reward_last"]), _pct(run["rule_last"]),
+                f"{_pct(run['usage_first'])} → {_pct(run['usage_last'])}", _pct(run["hole_pay_last"]),
+                _pct(run["keyed_last"]), "—" if arm != "cooper_group" else _step(closed)]) + " |")
+    return lines
+
+
 def criteria(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
     numbers = {arm: {s: per_run(steps) for s, steps in seeds.items()} for arm, seeds in groups.items()}
     static, rule, cooper = numbers.get("static", {}), numbers.get("rule", {}), numbers.get("cooper_group", {})
@@ -163,7 +183,7 @@ def summary(store: RunStore) -> tuple[str, list[str]]:
     lines = ["# Cooper at both of the released run's learning-rate ratios, at CPU scale: results", ""]
     if done:
         lines += ["## The runs", "", "Mean ± standard deviation over the seeds that finished.", "",
-                  *arm_table(done), "", "## The criteria, checked", ""]
+                  *arm_table(done), "", "Each run:", "", *seed_table(done), "", "## The criteria, checked", ""]
         every = len(done.get("static", {})) == 3 and len(done.get("cooper_group", {})) == 3 and done.get("rule")
         if not every:
             lines += ["Not every run has finished: the verdicts below are on the runs that have and are not the "
