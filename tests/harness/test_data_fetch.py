@@ -208,3 +208,21 @@ def test_a_corrupted_file_on_disk_is_fetched_again_not_reported_present(data_roo
         again = {d.path: d.action for d in fetch(["gsm8k"], root, mirror=mirror.url)}
     assert again["math/gsm8k/test.jsonl"] == "downloaded" and target.read_bytes() == good
     assert again["math/gsm8k/train.jsonl"] == "present"
+
+
+def test_a_download_and_a_build_that_differ_say_different_things(data_root, tmp_path, monkeypatch):
+    """A wrong download is the source's or the network's doing (fetch again, from another mirror); a wrong build
+    is this harness's (report it): the two refusals must not trade their advice."""
+    files = mirror_files(data_root)
+    [upstream] = data_sets()["math500"].files
+    key = f"/{upstream.repo}/{upstream.commit}/{upstream.source}"
+    with Mirror({**files, key: files[key].replace(b"2", b"3", 1)}) as mirror:
+        with pytest.raises(FetchError, match="proxy altered it: fetch again") as wrong_download:
+            fetch(["math500"], tmp_path / "a", mirror=mirror.url)
+    assert "builds it differently" not in str(wrong_download.value)
+    [build] = data_sets()["mathcheck-gsm"].builds
+    monkeypatch.setitem(BUILDERS, build.builder, lambda root, args: ["a line the published file does not have\n"])
+    with Mirror(files) as mirror:
+        with pytest.raises(FetchError, match="builds it differently from the published file: report it") as wrong:
+            fetch(["mathcheck-gsm"], tmp_path / "b", mirror=mirror.url)
+    assert "proxy" not in str(wrong.value) and not (tmp_path / "b" / build.path).exists()
