@@ -17,11 +17,13 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import yaml
 
 from harness.core.optional import require
 from harness.core.progress import ProgressLog
+from harness.core.versions import code_commit
 from rewards.contract import Item
 from rewards.lazy import LazyReward
 from suites.math_benchmarks import normalised_records, task_name
@@ -147,10 +149,15 @@ def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
         tasks = write_tasks(folder, request)
         _Scored.total = sum(sum(1 for _ in (folder / f"{name}.jsonl").open(encoding="utf-8")) for name in tasks)
         args = request.model_args or _default_model_args(request)
-        results = lm_eval.simple_evaluate(
-            model=request.backend, model_args=args, tasks=tasks, batch_size=request.batch_size,
-            task_manager=TaskManager(include_path=str(folder)), apply_chat_template=True, log_samples=False,
-        )
+        # lm-eval records the git commit of the working folder by running `git describe` there, whose "fatal: not
+        # a git repository" reaches the user's terminal outside a checkout; the commit that matters is this
+        # code's, which the run records (harness.core.versions), so lm-eval is given that one
+        evaluator = require("lm_eval.evaluator", "policy evaluation")
+        with mock.patch.object(evaluator, "get_git_commit_hash", lambda: code_commit()["commit"]):
+            results = lm_eval.simple_evaluate(
+                model=request.backend, model_args=args, tasks=tasks, batch_size=request.batch_size,
+                task_manager=TaskManager(include_path=str(folder)), apply_chat_template=True, log_samples=False,
+            )
         out = {}
         for bench, task in zip(request.benchmarks, tasks):
             metrics = results["results"][task]

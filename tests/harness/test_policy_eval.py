@@ -76,6 +76,20 @@ def test_eval_policy_end_to_end_with_smollm2(tmp_path, data_root):
     assert all(0.0 <= row[k] <= 1.0 for k in ("GSM8K", "SVAMP", "MATH500", "OB-EN", "Odyssey", "AVG"))
 
 
+@pytest.mark.slow
+def test_eval_policy_outside_a_checkout_prints_no_git_error(tmp_path, data_root, monkeypatch, capfd):
+    """Run where a user runs it, outside any git checkout: lm-eval's own `git describe` there printed "fatal: not
+    a git repository" to the terminal, below the command's lines."""
+    require_packaged_smollm2()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [
+        "--store", str(tmp_path / "s.sqlite"), "eval-policy", "--model", "smollm2-135m", "--suites", "gsm8k",
+        "--preset", "greedy", "--limit", "1", "--max-gen-toks", "8", "--format", "json",
+    ])
+    assert result.exit_code == 0, result.output
+    assert "not a git repository" not in capfd.readouterr().err
+
+
 def test_limit_samples_problems_as_eval_limit_samples_items(data_root):
     """--limit N: a seeded sample spread over the benchmark, in its order, the same each time; not its first N."""
     every = normalised_records("gsm8k")
