@@ -191,6 +191,7 @@ def test_configuration_errors_and_single_owner(base):
 
 
 @pytest.mark.slow
+@pytest.mark.training
 def test_assistant_negatives_from_a_real_small_llm(base):
     require_packaged_smollm2()
     reward = CooperReward(str(base), negatives="assistant", assistant="smollm2-135m", assistant_max_tokens=64, max_tries=2)

@@ -70,7 +70,8 @@ def _train(tmp_path, reward, policy, steps=2, **options):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["rule", "cascade", "cooper"])
+@pytest.mark.parametrize("kind", ["rule", pytest.param("cascade", marks=pytest.mark.training),
+                                  pytest.param("cooper", marks=pytest.mark.training)])
 def test_grpo_runs_with_every_reward_kind(tmp_path, policy, kind, data_root):
     """rule; a composite (a cascade whose second stage is a VerifyRM: the verifyrm kind runs inside it); cooper."""
     spec = {"rule": "rule:workers=1"}.get(kind)
@@ -114,6 +115,7 @@ class AntiAnswer:
 
 
 @pytest.mark.slow
+@pytest.mark.training
 def test_hacking_alarm_fires_and_stops_a_run_built_to_be_hacked(tmp_path, policy):
     from rewards import REWARDS
     from trainers.trl_backend import TRLTrainer
@@ -143,6 +145,7 @@ def test_hacking_alarm_fires_and_stops_a_run_built_to_be_hacked(tmp_path, policy
 
 
 @pytest.mark.slow
+@pytest.mark.training
 def test_resume_with_the_learning_rewards_state_and_heldout_accuracy(tmp_path, policy, data_root):
     """A rerun resumes the policy and a learning reward (Cooper) from the same checkpoint: a reward checkpoint
     of its own, saved ahead of a policy that has none (a run stopped between the two saves), does not leak into a
