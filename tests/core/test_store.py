@@ -291,3 +291,25 @@ def test_exporting_an_unknown_run_refuses_and_leaves_nothing(tmp_path):
     with pytest.raises(StoreError):
         store.export(tmp_path / "out" / "copy.sqlite", ["no-such-run"])
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_runs_are_listed_by_suite_reward_status_and_kind_each_alone_and_together(store):
+    """The filters of `harness runs`: each narrows the list to what it names, and they combine with AND."""
+    a = store.begin(new_run(suite="sample", reward="rule", kind="reward-eval"))
+    b = store.begin(new_run(suite="processbench", reward="rule", kind="reward-eval"))
+    c = store.begin(new_run(suite="sample", reward="verifyrm", kind="train"))
+    store.abort(b, "failed", "boom")
+
+    def ids(**filters):
+        return {r.id for r in store.runs(**filters)}
+
+    assert ids() == {a, b, c}
+    assert ids(suite="sample") == {a, c} and ids(reward="rule") == {a, b}
+    assert ids(status="failed") == {b} and ids(kind="train") == {c}
+    assert ids(suite="sample", reward="rule") == {a} and ids(suite="processbench", status="running") == set()
+
+
+def test_an_export_makes_the_folders_on_its_way(store, tmp_path):
+    run_id = store.begin(new_run())
+    dest = store.export(tmp_path / "docs" / "experiment" / "runs.sqlite")
+    assert [r.id for r in RunStore(dest).runs()] == [run_id]
