@@ -96,3 +96,12 @@ def test_calibration_and_threshold_figures_and_a_clear_error_for_the_wrong_runs(
 class _Graded:
     def score(self, items):
         return [Score(0.3 + 0.4 * (len(it.completion) % 2), len(it.completion) % 2 == 1) for it in items]
+
+
+def test_the_threshold_curve_has_the_recall_of_each_threshold():
+    """At each threshold, recall is the share of right answers scored at or above it (0.5 and 0.25 here, where a
+    whole-number division would give 0)."""
+    labels = [True, True, True, True, False]
+    values = [0.9, 0.8, 0.3, 0.2, 0.85]
+    curve = {round(p.threshold, 2): p for p in threshold_curve(labels, values)}
+    assert curve[0.5].recall == 0.5 and curve[0.85].recall == 0.25 and curve[0.5].precision == 2 / 3

@@ -74,3 +74,33 @@ def test_bootstrap_statistics_count_as_the_formulas_do(rows):
     shares = [sum(p == y for p, y, c in rows if c == k) / sum(c == k for _, _, c in rows) for k in categories]
     expected = sum(shares) / len(shares) if shares else None
     assert metrics._macro_of(rows) == pytest.approx(expected)
+
+
+def test_a_bootstrapped_interval_has_its_two_ends_around_the_value():
+    """F1 and macro accuracy carry the bootstrap's low and high ends, not one of them twice."""
+    labels = [i % 3 != 0 for i in range(60)]
+    scores = [Score.correct() if (i % 4 != 0) else Score.incorrect() for i in range(60)]
+    got = {m.name: m for m in verifier_metrics(labels, scores, ["A" if i % 2 else "B" for i in range(60)])}
+    for name in ("f1", "macro_accuracy"):
+        assert got[name].low < got[name].value < got[name].high, name
+
+
+def test_f1_is_undefined_not_a_crash_when_every_verdict_is_wrong():
+    """Precision and recall both 0 (no true positive): F1 is None, and nothing divides by zero."""
+    got = by_name(verifier_metrics([True, False], [Score.incorrect(), Score.correct()], ["A", "A"]))
+    assert got["precision"] == 0.0 and got["recall"] == 0.0 and got["f1"] is None
+
+
+def test_backfilled_intervals_only_for_the_values_the_items_give_again():
+    """A run stored before intervals were kept gets one for a metric its items give again, and none for one they
+    give otherwise (the interval would be of another number)."""
+    from suites.metrics import backfill_intervals
+
+    labels = [i % 3 != 0 for i in range(30)]
+    scores = [Score.correct() if i % 4 else Score.incorrect() for i in range(30)]
+    categories = ["A"] * 30
+    fresh = {m.name: m for m in verifier_metrics(labels, scores, categories)}
+    stored = [metrics.Metric("accuracy", fresh["accuracy"].value, True, 30, "overall"),
+              metrics.Metric("f1", fresh["f1"].value + 0.05, True, 30, "overall")]
+    got = backfill_intervals(labels, scores, categories, stored)
+    assert got == {"accuracy": fresh["accuracy"].interval}
