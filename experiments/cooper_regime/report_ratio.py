@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.core.store import RunRecord, RunStore
-from harness.core.uncertainty import mean_and_sd, paired_t_interval
+from harness.core.uncertainty import mean_and_sd, paired_t_interval, wilson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report_hole import _pct, _step, criterion_h  # noqa: E402 - the first experiment's H, and its wording
@@ -35,6 +35,16 @@ from report_released import (  # noqa: E402 - the second experiment's readings o
 ARMS = {"rule": "rule", "static": "static VerifyRM", "cooper_group": "Cooper, group negatives"}
 HELDOUT_STEPS = (0, 10, 20, 30, 40)
 SECOND_LOWEST_RULE = 0.32  # the second experiment's lowest rule seed, given beside C1's own bar
+# the held-out problems every run is scored on (the second experiment's committed file, which run_ratio.sh copies)
+HELDOUT = Path(__file__).resolve().parents[2] / "docs" / "cpu_scale" / "cooper_released" / "data" / "heldout.jsonl"
+
+
+def _with_wilson(share: float | None, n: int) -> str:
+    """A held-out accuracy with its 95% Wilson interval over the ``n`` problems."""
+    if share is None:
+        return "—"
+    low, high = wilson(share * n, n)  # type: ignore[misc]
+    return f"{100 * share:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
 
 
 def new_collapse_step(steps: Steps) -> float | None:
@@ -99,7 +109,9 @@ def arm_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
 
 def seed_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
     """Each finished run on its own line: the figures the arm table averages, seed by seed."""
-    header = ["arm", "seed", *(f"held-out step {s}" for s in HELDOUT_STEPS), "training reward (last)",
+    n = sum(1 for line in HELDOUT.read_text(encoding="utf-8").splitlines() if line.strip())
+    header = ["arm", "seed", *(f"held-out step {s}" for s in HELDOUT_STEPS[:-1]),
+              f"held-out step {HELDOUT_STEPS[-1]} (95% Wilson, {n} problems)", "training reward (last)",
               "rule accuracy (last)", "hole usage first → last", "hole pay (last)", "keyed ranking (last)",
               "hole pay first ≤ 40% at step"]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
@@ -110,7 +122,8 @@ def seed_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
             lines.append("| " + " | ".join([
                 ARMS[arm], str(seed),
                 *(_pct(v) if (v := steps.get(k, {}).get("heldout_accuracy")) is not None else "—"
-                  for k in HELDOUT_STEPS),
+                  for k in HELDOUT_STEPS[:-1]),
+                _with_wilson(steps.get(HELDOUT_STEPS[-1], {}).get("heldout_accuracy"), n),
                 _pct(run["reward_last"]), _pct(run["rule_last"]),
                 f"{_pct(run['usage_first'])} → {_pct(run['usage_last'])}", _pct(run["hole_pay_last"]),
                 _pct(run["keyed_last"]), "—" if arm != "cooper_group" else _step(closed)]) + " |")
