@@ -85,11 +85,18 @@ def _mean_sd(values: Sequence[float]) -> str:
     return f"{100 * mean:.1f}" + (f" ± {100 * sd:.1f}" if sd is not None else "")
 
 
+# the columns the arm table averages and the seed table gives run by run
+_RUN_COLUMNS = ("training reward (last)", "rule accuracy (last)", "hole usage first → last", "hole pay (last)",
+                "keyed ranking (last)")
+
+
+def _header(columns: list[str]) -> list[str]:
+    return ["| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
+
+
 def arm_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
-    header = ["arm", "runs", *(f"held-out step {s}" for s in HELDOUT_STEPS), "training reward (last)",
-              "rule accuracy (last)", "hole usage first → last", "hole pay (last)", "keyed ranking (last)",
-              "valid pairs/step"]
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    lines = _header(["arm", "runs", *(f"held-out step {s}" for s in HELDOUT_STEPS), *_RUN_COLUMNS,
+                     "valid pairs/step"])
     for arm, seeds in groups.items():
         def values(key: str, step: int | None = None) -> list[float]:
             if step is not None:
@@ -110,11 +117,9 @@ def arm_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
 def seed_table(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
     """Each finished run on its own line: the figures the arm table averages, seed by seed."""
     n = sum(1 for line in HELDOUT.read_text(encoding="utf-8").splitlines() if line.strip())
-    header = ["arm", "seed", *(f"held-out step {s}" for s in HELDOUT_STEPS[:-1]),
-              f"held-out step {HELDOUT_STEPS[-1]} (95% Wilson, {n} problems)", "training reward (last)",
-              "rule accuracy (last)", "hole usage first → last", "hole pay (last)", "keyed ranking (last)",
-              "hole pay first ≤ 40% at step"]
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    lines = _header(["arm", "seed", *(f"held-out step {s}" for s in HELDOUT_STEPS[:-1]),
+                     f"held-out step {HELDOUT_STEPS[-1]} (95% Wilson, {n} problems)", *_RUN_COLUMNS,
+                     "hole pay first ≤ 40% at step"])
     for arm, seeds in groups.items():
         for seed, steps in sorted(seeds.items()):
             run = per_run(steps)
