@@ -10,12 +10,14 @@ accuracy, ROC-AUC and ECE (:mod:`harness.core.uncertainty`).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+import math
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from harness.core.items import REASON_CRASHED, REASON_TIMEOUT, Score
-from harness.core.uncertainty import bootstrap, wilson
+from harness.core.uncertainty import bootstrap, bootstrap_counts, wilson
 from suites.calibration import best_threshold, expected_calibration_error, is_continuous, roc_auc
 from suites.contract import Metric
 
@@ -35,25 +37,39 @@ def bootstrapped(metric: Metric, statistic: Callable[[Sequence], float | None], 
     ``statistic(rows)``)."""
     if metric.value is None:
         return metric
-    interval = bootstrap(statistic, rows)
+    return _with_interval(metric, bootstrap(statistic, rows))
+
+
+def counted(metric: Metric, statistic: Callable[[Mapping], float | None], rows: Sequence) -> Metric:
+    """As :func:`bootstrapped`, for a statistic of each distinct row's count (``statistic(Counter(rows))`` is the
+    metric's value): the resamples are counted in C (:func:`harness.core.uncertainty.bootstrap_counts`)."""
+    if metric.value is None:
+        return metric
+    return _with_interval(metric, bootstrap_counts(statistic, rows))
+
+
+def _with_interval(metric: Metric, interval: tuple[float, float] | None) -> Metric:
     return metric if interval is None else replace(metric, low=interval[0], high=interval[1])
 
 
-def _f1_of(rows: Sequence[tuple[bool, bool, str]]) -> float | None:
+def _f1_of(counts: Mapping[tuple[bool, bool, str], int]) -> float | None:
+    """F1 of the "correct" verdict from the count of each (predicted, label, category) row."""
     tp = fp = fn = 0
-    for (p, y, _), count in Counter(rows).items():  # counted in C: a bootstrap calls this a thousand times
+    for (p, y, _), count in counts.items():
         tp += count * (p and y)
         fp += count * (p and not y)
         fn += count * (y and not p)
     return 2 * tp / (2 * tp + fp + fn) if tp else None  # as verifier_metrics: undefined without a true positive
 
 
-def _macro_of(rows: Sequence[tuple[bool, bool, str]]) -> float | None:
+def _macro_of(counts: Mapping[tuple[bool, bool, str], int]) -> float | None:
+    """The mean over categories of each one's accuracy, from the count of each (predicted, label, category) row;
+    summed exactly, so that the order in which a resample met its categories cannot move the last digit."""
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for (p, y, c), count in Counter(rows).items():
+    for (p, y, c), count in counts.items():
         per[c][0] += count * (p == y)
         per[c][1] += count
-    return sum(right / n for right, n in per.values()) / len(per) if per else None
+    return math.fsum(right / n for right, n in per.values()) / len(per) if per else None
 
 
 def verifier_metrics(
@@ -88,11 +104,11 @@ def verifier_metrics(
     rows = list(zip(predicted, labels, categories))
     out = [
         proportion("accuracy", _ratio(tp + tn, n), True, n),
-        bootstrapped(Metric("macro_accuracy", sum(cat_acc) / len(cat_acc) if cat_acc else None, True, n),
-                     _macro_of, rows),
+        counted(Metric("macro_accuracy", sum(cat_acc) / len(cat_acc) if cat_acc else None, True, n),
+                _macro_of, rows),
         proportion("precision", precision, True, tp + fp),
         proportion("recall", recall, True, tp + fn),
-        bootstrapped(Metric("f1", f1, True, n), _f1_of, rows),
+        counted(Metric("f1", f1, True, n), _f1_of, rows),
     ]
     out += [proportion(f"accuracy/{c}", a, True, per_cat[c][1], "by_category") for c, a in zip(order, cat_acc)]
     out += [

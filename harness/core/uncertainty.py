@@ -23,7 +23,8 @@ import math
 import random
 import sys
 from array import array
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -60,16 +61,51 @@ def bootstrap(statistic: Callable[[Sequence[T]], float | None], rows: Sequence[T
     if not rows:
         return None
     n = len(rows)
-    values = []
-    for picks in _seeded_resamples(n, resamples, seed):
-        value = statistic((rows[picks[0]],) if n == 1 else itemgetter(*picks)(rows))
-        if value is not None:
-            values.append(value)
-    if len(values) < resamples / 2:
+    values = [statistic((rows[picks[0]],) if n == 1 else itemgetter(*picks)(rows))
+              for picks in _seeded_resamples(n, resamples, seed)]
+    return _percentiles(values, resamples, level)
+
+
+def bootstrap_counts(statistic: Callable[[Mapping[T, int]], float | None], rows: Sequence[T],
+                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                     level: float = LEVEL) -> tuple[float, float] | None:
+    """The interval of ``bootstrap(lambda picked: statistic(Counter(picked)), rows)``, for a statistic of how often
+    each distinct row occurs (F1 and macro accuracy are functions of a confusion table): the same resamples and the
+    same interval, counted in C. Each distinct row gets a one-byte code, the codes of all resamples are read off
+    in one call and each resample's bytes are counted; building and hashing a thousand resamples of two thousand
+    rows took most of the time ``harness eval`` spent after scoring. ``statistic`` gets each distinct row of the
+    resample with its count (rows that were not drawn are left out)."""
+    if not rows:
         return None
-    values.sort()
+    distinct = list(dict.fromkeys(rows))
+    if len(distinct) > 256:  # not one byte a row: counted the plain way
+        return bootstrap(lambda picked: statistic(Counter(picked)), rows, resamples, seed, level)
+    code = {row: i for i, row in enumerate(distinct)}
+    n = len(rows)
+    stream = _resampled_codes(bytes(code[row] for row in rows), resamples, seed)
+    values = [statistic({distinct[k]: count for k, count in Counter(stream[r * n:(r + 1) * n]).items()})
+              for r in range(resamples)]
+    return _percentiles(values, resamples, level)
+
+
+def _percentiles(values: list[float | None], resamples: int, level: float) -> tuple[float, float] | None:
+    """The percentile interval of the resamples' values, skipping undefined ones; None when fewer than half are
+    defined."""
+    defined = sorted(v for v in values if v is not None)
+    if len(defined) < resamples / 2:
+        return None
     tail = (1 - level) / 2
-    return _quantile(values, tail), _quantile(values, 1 - tail)
+    return _quantile(defined, tail), _quantile(defined, 1 - tail)
+
+
+@lru_cache(maxsize=4)
+def _resampled_codes(codes: bytes, resamples: int, seed: int) -> bytes:
+    """The codes of the rows each resample picks, resample after resample: kept, as F1 and macro accuracy resample
+    the same rows."""
+    drawn = _seeded_resamples(len(codes), resamples, seed)
+    if len(codes) == 1:
+        return codes * resamples
+    return b"".join(bytes(itemgetter(*picks)(codes)) for picks in drawn)
 
 
 def resample_indices(rng: random.Random, n: int, resamples: int) -> list[array]:

@@ -4,6 +4,7 @@ a wrong formula (a Wald interval for Wilson, a one-sided McNemar, a population s
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -127,3 +128,29 @@ def test_bootstrap_gives_the_interval_of_one_draw_at_a_time():
         values = sorted(agreement([rows[rng.randrange(n)] for _ in range(n)]) for _ in range(200))
         expected = (u._quantile(values, 0.025), u._quantile(values, 0.975))
         assert u.bootstrap(agreement, rows, resamples=200) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.sampled_from("abcd")), min_size=1, max_size=60),
+       st.integers(1, 40), st.integers(0, 2 ** 20))
+def test_counted_bootstrap_is_the_bootstrap_of_the_counts(rows, resamples, seed):
+    """Resamples counted by one-byte codes give the very interval of resamples built row by row and counted
+    (a code read off the wrong row, a resample cut at the wrong place or a count dropped would not)."""
+
+    def share_right(counts):  # a statistic that every row's count moves, undefined without a correct verdict
+        right = sum(n for (p, y, _), n in counts.items() if p == y)
+        return None if not right else right / sum(counts.values()) + counts.get((True, True, "a"), 0) / 1000
+
+    expected = u.bootstrap(lambda picked: share_right(Counter(picked)), rows, resamples, seed)
+    assert u.bootstrap_counts(share_right, rows, resamples, seed) == expected
+
+
+def test_counted_bootstrap_with_more_kinds_of_row_than_a_byte_holds():
+    """Past 256 distinct rows the counts are made the plain way, with the same interval."""
+    rows = [(i % 300, i % 2 == 0) for i in range(900)]
+
+    def even_share(counts):
+        return sum(n for (_, even), n in counts.items() if even) / sum(counts.values())
+
+    assert u.bootstrap_counts(even_share, rows, 50) == u.bootstrap(lambda picked: even_share(Counter(picked)),
+                                                                   rows, 50)

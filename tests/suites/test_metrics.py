@@ -1,3 +1,5 @@
+from collections import Counter
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,11 +71,11 @@ def test_bootstrap_statistics_count_as_the_formulas_do(rows):
     tp = sum(p and y for p, y, _ in rows)
     fp = sum(p and not y for p, y, _ in rows)
     fn = sum(y and not p for p, y, _ in rows)
-    assert metrics._f1_of(rows) == (2 * tp / (2 * tp + fp + fn) if tp else None)
+    assert metrics._f1_of(Counter(rows)) == (2 * tp / (2 * tp + fp + fn) if tp else None)
     categories = sorted({c for _, _, c in rows})
     shares = [sum(p == y for p, y, c in rows if c == k) / sum(c == k for _, _, c in rows) for k in categories]
     expected = sum(shares) / len(shares) if shares else None
-    assert metrics._macro_of(rows) == pytest.approx(expected)
+    assert metrics._macro_of(Counter(rows)) == pytest.approx(expected)
 
 
 def test_a_bootstrapped_interval_has_its_two_ends_around_the_value():
