@@ -41,6 +41,7 @@ def test_no_answer_a_server_can_send_raises(answer):
     {"rewards": [1.0, 0.0, 1.0], "extra_logs": ["not", "an", "object"]},  # an AttributeError before
     {"rewards": [1.0, 0.0, 1.0], "errors": "crashed"},  # a string, indexed character by character before
     ["rewards", 1.0],
+    {"rewards": [1.0, 0.0, 1.0, 1.0]},  # one reward more than the items sent: the answer to another request
 ])
 def test_a_malformed_answer_fails_every_item_with_its_reason(answer):
     scores = ServedReward(URL).scores_from(answer, 3)
@@ -52,3 +53,14 @@ def test_a_reward_at_the_threshold_is_correct_when_the_server_sends_no_verdict()
     assert [s.verdict for s in ServedReward(URL).scores_from({"rewards": [0.5, 0.4999]}, 2)] == [True, False]
     assert ServedReward(URL, threshold=1.0).scores_from({"rewards": [1.0]}, 1)[0].verdict is True
     assert ServedReward(URL).scores_from({"rewards": [0.9], "extra_logs": {"verdict": [False]}}, 1)[0].verdict is False
+
+
+def test_an_item_the_server_marks_failed_fails_with_the_servers_words():
+    """Any one of ``reward_failed``, ``errors`` or ``failure_reasons`` fails its item, never pays its reward; the
+    detail keeps the server's error text, and a failure without one says ``reward_failed``."""
+    scores = ServedReward(URL).scores_from(
+        {"rewards": [1.0, 1.0, 0.0], "extra_logs": {"reward_failed": [True, False, False]},
+         "errors": [None, None, "the judge timed out"], "failure_reasons": [None, None, "timeout"]}, 3)
+    assert [(s.is_failure, s.reason, s.value) for s in scores] == [(True, "crashed", 0.0), (False, "remote", 1.0),
+                                                                    (True, "timeout", 0.0)]
+    assert "reward_failed" in scores[0].detail and "the judge timed out" in scores[2].detail

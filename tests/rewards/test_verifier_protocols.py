@@ -72,6 +72,7 @@ def test_general_verifier_sends_the_extracted_answer_in_a_raw_prompt():
     ("Final Answer: 7<|im_end|>\n", "7"),  # a stop word at its end
     ("Final Answer: 7", None),  # the released patterns need the line's end
     ("\\boxed{}\nAnswer: 5\n", "5"),  # an empty box falls through
+    ("\\boxed{3}\nAnswer: 5\n\\boxed{}", "5"),  # the last box decides, even with a full one before it
     ("nothing here", None),
 ])
 def test_general_verifier_extraction_as_released(response, answer):
@@ -214,3 +215,15 @@ def test_tinyv_addon_keeps_a_model_path_with_a_comma_whole():
 def test_a_verifier_s_output_is_kept_as_detail_not_as_the_answer():
     score = compass.DIRECT.score("Some analysis.\nFinal Judgment: \\boxed{A} - CORRECT")
     assert score.answer is None and score.detail.endswith("\\boxed{A} - CORRECT")
+
+
+def test_a_protocol_reward_says_what_its_generator_lacks():
+    """``harness check`` and the eval command ask the reward what it lacks; a verifier answers for its generation
+    backend (a model folder that does not exist), not with an empty list."""
+    from dataclasses import FrozenInstanceError
+
+    reward = build_reward("xverify:model=/no/such/verifier-model")
+    problems = reward.preflight()
+    assert any("/no/such/verifier-model" in p for p in problems), problems
+    with pytest.raises(FrozenInstanceError):  # one protocol object is shared by every reward that uses it
+        xverify.XVERIFY.max_tokens = 1
