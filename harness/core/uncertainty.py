@@ -78,7 +78,7 @@ def bootstrap_counts(statistic: Callable[[Mapping[T, int]], float | None], rows:
     if not rows:
         return None
     distinct = list(dict.fromkeys(rows))
-    if len(distinct) > 256:  # not one byte a row: counted the plain way
+    if len(distinct) > 255:  # not one byte a row (255 marks a refused draw): counted the plain way
         return bootstrap(lambda picked: statistic(Counter(picked)), rows, resamples, seed, level)
     code = {row: i for i, row in enumerate(distinct)}
     n = len(rows)
@@ -101,11 +101,35 @@ def _percentiles(values: list[float | None], resamples: int, level: float) -> tu
 @lru_cache(maxsize=4)
 def _resampled_codes(codes: bytes, resamples: int, seed: int) -> bytes:
     """The codes of the rows each resample picks, resample after resample: kept, as F1 and macro accuracy resample
-    the same rows."""
-    drawn = _seeded_resamples(len(codes), resamples, seed)
-    if len(codes) == 1:
+    the same rows. Read straight off the random words (:func:`_many_codes`) where this Python draws as that
+    reads it (checked on the first draws), else from the picks of :func:`resample_indices`."""
+    n = len(codes)
+    if n == 1:
         return codes * resamples
-    return b"".join(bytes(itemgetter(*picks)(codes)) for picks in drawn)
+    fast = _many_codes(random.Random(seed), codes, n * resamples)
+    reference = random.Random(seed)
+    if fast is not None and all(fast[i] == codes[reference.randrange(n)] for i in range(min(len(fast), 64))):
+        return fast
+    return b"".join(bytes(itemgetter(*picks)(codes)) for picks in _seeded_resamples(n, resamples, seed))
+
+
+def _many_codes(rng: random.Random, codes: bytes, total: int) -> bytes | None:
+    """``codes[rng.randrange(n)]`` for ``total`` successive draws, ``n = len(codes)``, read as
+    :func:`_many_draws` reads the draws but without making an index of each: every 32-bit word's top 16 bits
+    become one character (UTF-32), and one ``str.translate`` turns each into its row's code, or into 255 for a
+    try that is refused. None where that cannot be done here (more than 16 bits a draw, a code of 255)."""
+    n = len(codes)
+    k = n.bit_length()
+    if k > 16 or sys.byteorder != "little" or 255 in codes:
+        return None
+    table = [codes[u >> (16 - k)] if u >> (16 - k) < n else 255 for u in range(1 << 16)]
+    out = bytearray()
+    while len(out) < total:
+        words = (total - len(out)) * (1 << k) // n + 64
+        mask = int.from_bytes(b"\xff\xff\x00\x00" * words, "little")  # each word's top half, moved down
+        tops = ((rng.getrandbits(32 * words) >> 16) & mask).to_bytes(4 * words, "little")
+        out += tops.decode("utf-32-le", "surrogatepass").translate(table).encode("latin-1").replace(b"\xff", b"")
+    return bytes(out[:total])
 
 
 def resample_indices(rng: random.Random, n: int, resamples: int) -> list[array]:

@@ -154,3 +154,17 @@ def test_counted_bootstrap_with_more_kinds_of_row_than_a_byte_holds():
 
     assert u.bootstrap_counts(even_share, rows, 50) == u.bootstrap(lambda picked: even_share(Counter(picked)),
                                                                    rows, 50)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.one_of(st.integers(1, 70), st.integers(1000, 2100), st.sampled_from([2 ** 15, 2 ** 16 - 1])),
+       seed=st.integers(0, 2 ** 40), resamples=st.integers(1, 3), kinds=st.integers(1, 255))
+def test_codes_read_off_the_words_are_those_of_the_draws(n, seed, resamples, kinds):
+    """Each row's code read straight off the random words is the code of the row ``randrange`` picks, draw for
+    draw (a word's other half, a wrong refusal or a lost draw would not be); a code of 255 is not read that way."""
+    codes = bytes((i * 7) % kinds for i in range(n))
+    rng = random.Random(seed)
+    expected = bytes(codes[rng.randrange(n)] for _ in range(n * resamples))
+    assert u._many_codes(random.Random(seed), codes, n * resamples) == expected
+    assert u._resampled_codes(codes, resamples, seed) == expected
+    assert u._many_codes(random.Random(seed), codes[:-1] + b"\xff", n) is None
