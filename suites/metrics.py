@@ -11,7 +11,6 @@ accuracy, ROC-AUC and ECE (:mod:`harness.core.uncertainty`).
 from __future__ import annotations
 
 import math
-
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace

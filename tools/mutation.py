@@ -116,6 +116,10 @@ def run_module(module: str, tests: list[str], sample: int, seed: int, timeout_s:
         session = Path(tmp) / "session.sqlite"
         subprocess.run(["cosmic-ray", "init", str(config), str(session)], cwd=tree, check=True)
         spans = {f: annotation_spans((tree / f).read_text(encoding="utf-8")) for f in sources(module, tree)}
+
+        def annotated(path: str, line: int, col: int) -> bool:
+            return _inside(line, col, spans[_relative(path, module)])
+
         with sqlite3.connect(session) as db:
             # job ids are random: the sample is drawn from the mutants in source order, so that the same seed
             # and source give the same mutants, before and after new tests. With live_only, a mutant inside an
@@ -124,7 +128,7 @@ def run_module(module: str, tests: list[str], sample: int, seed: int, timeout_s:
             rows = db.execute("SELECT job_id, module_path, start_pos_row, start_pos_col FROM mutation_specs "
                               "ORDER BY module_path, start_pos_row, start_pos_col, operator_name, occurrence")
             jobs = [j for j, path, line, col in rows
-                    if not (live_only and _inside(line, col, spans[_relative(path, module)]))]
+                    if not (live_only and annotated(path, line, col))]
             total = len(jobs)
             keep = set(random.Random(f"{seed}:{module}").sample(jobs, min(sample, total)))
             drop = [(j,) for (j,) in db.execute("SELECT job_id FROM mutation_specs") if j not in keep]
@@ -133,7 +137,7 @@ def run_module(module: str, tests: list[str], sample: int, seed: int, timeout_s:
             # a mutant inside an annotation that was drawn is counted apart and not run at all
             idle = [(j,) for j, path, line, col in db.execute(
                         "SELECT job_id, module_path, start_pos_row, start_pos_col FROM mutation_specs")
-                    if _inside(line, col, spans[_relative(path, module)])]
+                    if annotated(path, line, col)]
             db.executemany("DELETE FROM work_items WHERE job_id=?", idle)
         began = time.perf_counter()
         subprocess.run(["cosmic-ray", "baseline", str(config)], cwd=tree, check=True)
@@ -147,7 +151,7 @@ def run_module(module: str, tests: list[str], sample: int, seed: int, timeout_s:
             ).fetchall()
     mutants = [{"job": job, "file": _relative(path, module), "operator": op, "occurrence": occ, "line": line,
                 "col": col, "test_outcome": (outcome or "not run").lower(), "worker_outcome": (worker or "").lower(),
-                "in_annotation": _inside(line, col, spans[_relative(path, module)]), "diff": diff or ""}
+                "in_annotation": annotated(path, line, col), "diff": diff or ""}
                for job, path, op, occ, line, col, outcome, worker, diff in rows]
     return {"module": module, "tests": tests, "mutants_in_module": total, "sample": len(mutants), "seed": seed,
             "live_only": live_only, "seconds": round(seconds, 1), "mutants": mutants}

@@ -101,35 +101,17 @@ def _percentiles(values: list[float | None], resamples: int, level: float) -> tu
 @lru_cache(maxsize=4)
 def _resampled_codes(codes: bytes, resamples: int, seed: int) -> bytes:
     """The codes of the rows each resample picks, resample after resample: kept, as F1 and macro accuracy resample
-    the same rows. Read straight off the random words (:func:`_many_codes`) where this Python draws as that
-    reads it (checked on the first draws), else from the picks of :func:`resample_indices`."""
+    the same rows. Read straight off the random words (:func:`_many_codes`) where this Python draws that way
+    (checked on the first draws), else from the picks of :func:`resample_indices`."""
     n = len(codes)
     if n == 1:
         return codes * resamples
-    fast = _many_codes(random.Random(seed), codes, n * resamples)
-    reference = random.Random(seed)
-    if fast is not None and all(fast[i] == codes[reference.randrange(n)] for i in range(min(len(fast), 64))):
-        return fast
+    rng = random.Random(seed)
+    start = rng.getstate()
+    drawn = _many_codes(rng, codes, n * resamples)
+    if drawn is not None and list(drawn[:64]) == [codes[i] for i in _randrange_draws(start, n, min(len(drawn), 64))]:
+        return drawn
     return b"".join(bytes(itemgetter(*picks)(codes)) for picks in _seeded_resamples(n, resamples, seed))
-
-
-def _many_codes(rng: random.Random, codes: bytes, total: int) -> bytes | None:
-    """``codes[rng.randrange(n)]`` for ``total`` successive draws, ``n = len(codes)``, read as
-    :func:`_many_draws` reads the draws but without making an index of each: every 32-bit word's top 16 bits
-    become one character (UTF-32), and one ``str.translate`` turns each into its row's code, or into 255 for a
-    try that is refused. None where that cannot be done here (more than 16 bits a draw, a code of 255)."""
-    n = len(codes)
-    k = n.bit_length()
-    if k > 16 or sys.byteorder != "little" or 255 in codes:
-        return None
-    table = [codes[u >> (16 - k)] if u >> (16 - k) < n else 255 for u in range(1 << 16)]
-    out = bytearray()
-    while len(out) < total:
-        words = (total - len(out)) * (1 << k) // n + 64
-        mask = int.from_bytes(b"\xff\xff\x00\x00" * words, "little")  # each word's top half, moved down
-        tops = ((rng.getrandbits(32 * words) >> 16) & mask).to_bytes(4 * words, "little")
-        out += tops.decode("utf-32-le", "surrogatepass").translate(table).encode("latin-1").replace(b"\xff", b"")
-    return bytes(out[:total])
 
 
 def resample_indices(rng: random.Random, n: int, resamples: int) -> list[array]:
@@ -139,13 +121,17 @@ def resample_indices(rng: random.Random, n: int, resamples: int) -> list[array]:
     reads it (checked on the first draws, from a copy of the generator), the indices come from ``randrange``."""
     total = n * resamples
     start = rng.getstate()
-    reference = random.Random()
-    reference.setstate(start)
     drawn = _many_draws(rng, n, total)
-    if drawn is None or any(drawn[i] != reference.randrange(n) for i in range(min(total, 64))):
-        reference.setstate(start)
-        drawn = array("Q", (reference.randrange(n) for _ in range(total)))
+    if drawn is None or list(drawn[:64]) != _randrange_draws(start, n, min(total, 64)):
+        drawn = array("Q", _randrange_draws(start, n, total))
     return [drawn[r * n:(r + 1) * n] for r in range(resamples)]
+
+
+def _randrange_draws(state: tuple, n: int, count: int) -> list[int]:
+    """``count`` successive ``randrange(n)`` of a generator in ``state``, one call at a time: the reference."""
+    reference = random.Random()
+    reference.setstate(state)
+    return [reference.randrange(n) for _ in range(count)]
 
 
 @lru_cache(maxsize=4)
@@ -155,25 +141,43 @@ def _seeded_resamples(n: int, resamples: int, seed: int) -> tuple[array, ...]:
 
 
 def _many_draws(rng: random.Random, n: int, total: int) -> array | None:
-    """``total`` draws of ``randrange(n)`` as CPython makes them: one 32-bit word of the Mersenne Twister a try,
-    its top ``n.bit_length()`` bits kept, tried again while they are ``n`` or more. ``getrandbits(32 * m)`` gives
-    the next ``m`` words, the first in the lowest bits. None where the words are not read that way here (more
-    than 16 bits a draw, a big-endian machine): the caller draws one at a time."""
-    k = n.bit_length()
-    if k > 16 or sys.byteorder != "little" or array("H").itemsize != 2 or array("I").itemsize != 4:
+    """``total`` draws of ``randrange(n)``, made many at a time (:func:`_translated_draws`, each draw itself,
+    0x10FFFF marking a refused try: no draw is that large); None where they cannot be made that way."""
+    if array("I").itemsize != 4:
         return None
-    # a word's top 16 bits, as an index into this table: the draw, or a marker for a try that is refused; the
-    # markers go by one bytes.replace, which can match nowhere else (a draw's upper two bytes are zero)
-    refused = 0xFFFFFFFF
-    table = [u >> (16 - k) if u >> (16 - k) < n else refused for u in range(1 << 16)]
-    drawn = array("I")
-    while len(drawn) < total:
-        words = (total - len(drawn)) * (1 << k) // n + 64  # enough tries for what is left, nearly always
-        tops = array("H", rng.getrandbits(32 * words).to_bytes(4 * words, "little"))[1::2]
-        tries = array("I", itemgetter(*tops)(table))  # 64 tries or more: itemgetter gives a tuple
-        drawn.frombytes(tries.tobytes().replace(b"\xff\xff\xff\xff", b""))
-    del drawn[total:]
-    return drawn
+    drawn = _translated_draws(rng, n, total, range(n), 0x10FFFF)
+    return None if drawn is None else array("I", drawn.encode("utf-32-le", "surrogatepass"))
+
+
+def _many_codes(rng: random.Random, codes: bytes, total: int) -> bytes | None:
+    """``codes[rng.randrange(n)]`` for ``total`` successive draws, ``n = len(codes)``, made many at a time
+    (:func:`_translated_draws`, 255 marking a refused try) without an index for each; None where they cannot be
+    made that way, or where a code is 255."""
+    drawn = None if 255 in codes else _translated_draws(rng, len(codes), total, codes, 255)
+    return None if drawn is None else drawn.encode("latin-1")
+
+
+def _translated_draws(rng: random.Random, n: int, total: int, table: Sequence[int], refused: int) -> str | None:
+    """``table[rng.randrange(n)]`` for ``total`` successive draws, one character each, as CPython makes the draws:
+    one 32-bit word of the Mersenne Twister a try, its top ``n.bit_length()`` bits kept, tried again while they are
+    ``n`` or more. ``getrandbits(32 * m)`` gives the next ``m`` words, the first in the lowest bits: each word's
+    top 16 bits become one character (UTF-32), one ``str.translate`` turns it into its draw's entry of ``table``
+    or into ``refused`` (a value no entry has), and the refused tries are taken out. None where the words are not
+    read that way here (more than 16 bits a draw, a big-endian machine): the caller draws one at a time."""
+    k = n.bit_length()
+    if k > 16 or sys.byteorder != "little":
+        return None
+    tries = [table[u >> (16 - k)] if u >> (16 - k) < n else refused for u in range(1 << 16)]
+    marker = chr(refused)
+    parts: list[str] = []
+    have = 0
+    while have < total:
+        words = (total - have) * (1 << k) // n + 64  # enough tries for what is left, nearly always
+        mask = int.from_bytes(b"\xff\xff\x00\x00" * words, "little")  # each word's top half, moved down
+        tops = ((rng.getrandbits(32 * words) >> 16) & mask).to_bytes(4 * words, "little")
+        parts.append(tops.decode("utf-32-le", "surrogatepass").translate(tries).replace(marker, ""))
+        have += len(parts[-1])
+    return "".join(parts)[:total]
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:
