@@ -104,14 +104,23 @@ _E_NOTATION = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))[eE]([+-]?\d{1,3})(?![\
 MAX_E_EXPONENT = 400
 # Words after a number are read as its unit ("83 packages", "12 dollars"); single letters are not (``2 x``).
 _UNIT_WORDS = re.compile(r"(?:\s+[A-Za-z]{2,}){1,3}[.!]?")
+# The same words set as text in LaTeX, as references write them: ``162\text{ minutes}``, ``5\mathrm{cm}``.
+_TEXT_UNIT_WORDS = re.compile(r"\s*\\(?:text|mbox|mathrm)\{(?:\s*[A-Za-z]{2,}){1,3}\s*\}[.!]?")
+
+
+def _is_unit(rest: str) -> bool:
+    """Whether ``rest``, what follows a number, is its unit in words (plain, or set as LaTeX text)."""
+    return _UNIT_WORDS.fullmatch(rest) is not None or _TEXT_UNIT_WORDS.fullmatch(rest) is not None
 
 
 def plain_number(answer: str) -> str | None:
     """``answer`` as a canonical decimal string when it is a plain number (``1,234.50``, ``$18``), else None.
 
-    Units, percentages and anything symbolic return None and go to the symbolic comparison.
+    Units, percentages and anything symbolic return None and go to the symbolic comparison. A thousands
+    separator may be LaTeX's (``1{,}234``, or ``3,\\!110,\\!400`` with the negative thin space that MATH's
+    references put after each comma); it still separates groups of three digits only.
     """
-    s = answer.strip().replace("{,}", ",")
+    s = answer.strip().replace("{,}", ",").replace(",\\!", ",")
     if s.startswith("\\$"):
         s = s[2:]
     s = s.strip().lstrip("$").rstrip("$").strip().rstrip(".").strip()
@@ -120,14 +129,14 @@ def plain_number(answer: str) -> str | None:
     scientific = _E_NOTATION.match(s)
     if scientific is not None:
         rest = s[scientific.end() :]
-        if (rest and not _UNIT_WORDS.fullmatch(rest)) or abs(int(scientific.group(2))) > MAX_E_EXPONENT:
+        if (rest and not _is_unit(rest)) or abs(int(scientific.group(2))) > MAX_E_EXPONENT:
             return None
         return _decimal_text(Decimal(scientific.group(1) + "e" + scientific.group(2)))
     number = _PLAIN_NUMBER.match(s)
     if number is None:
         return None
     rest = s[number.end() :]
-    if rest and not _UNIT_WORDS.fullmatch(rest):
+    if rest and not _is_unit(rest):
         return None
     return number.group(0).replace(",", "")
 

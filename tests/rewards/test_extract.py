@@ -102,7 +102,14 @@ def test_choice_letter(answer, exact, letter):
      ("10\\%", None), ("1/2", None), ("x", None), ("5^{5}", None),
      # e-notation, written out exactly; never Euler's number, and a bounded exponent
      ("3.2e-3", "0.0032"), ("1.5E3", "1500"), ("-4.5e+2", "-450"), ("6.02e23", "602000000000000000000000"),
-     ("2e", None), ("2e^{3}", None), ("3e2x", None), ("1e999", None)],
+     ("2e", None), ("2e^{3}", None), ("3e2x", None), ("1e999", None),
+     # LaTeX's thousands separators, still in groups of three: a list keeps its commas
+     ("3,\\!110,\\!400", "3110400"), ("1{,}234", "1234"), ("\\$16,\\!386.20", "16386.20"), ("1,\\!2", None),
+     ("12,\\!50", None), ("3,\\! 110", None),
+     # a unit in words set as LaTeX text, as a plain one; nothing else after the number
+     ("162\\text{ minutes}", "162"), ("65 \\text{ children tickets }", "65"), ("5\\mathrm{cm}", "5"),
+     ("2.5 \\mbox{hours}.", "2.5"), ("10\\text{ cm}^2", None), ("3 \\text{ or } 4", None), ("1\\text{ and }2", None),
+     ("5\\text{ x}", None), ("7\\text{ 3}", None)],
 )
 def test_plain_number(answer, number):
     assert plain_number(answer) == number

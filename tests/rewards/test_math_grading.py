@@ -290,6 +290,24 @@ def test_a_list_of_up_to_twelve_numbers_is_decided_without_math_verify(grader):
     assert decided is not None and decided.verdict is False
 
 
+@pytest.mark.parametrize(("reference", "completion", "correct"), [
+    # MATH's thousands separator, a comma and a negative thin space (real references of ProcessBench's MATH split)
+    ("3,\\!110,\\!400", "\\boxed{3110400}", True), ("3,\\!110,\\!400", "\\boxed{3104400}", False),
+    ("16,\\!471", "The answer is 16,471.", True), ("1,\\!2", "\\boxed{12}", None),
+    # a reference's unit in words set as LaTeX text
+    ("162\\text{ minutes}", "\\boxed{162}", True), ("162\\text{ minutes}", "The answer is 161 minutes.", False),
+    ("65 \\text{ children tickets }", "\\boxed{40}", False), ("9 \\text{ multiples}", "\\boxed{9}", True),
+])
+def test_latex_separators_and_text_units_are_decided_without_math_verify(grader, reference, completion, correct):
+    """Decided in the calling process as the worker grades them; None: still a worker's (a list, not 12)."""
+    decided = grader.decide(reference, completion)
+    if correct is None:
+        assert decided is None or decided.verdict is not True
+    else:
+        assert decided is not None and decided.verdict is correct, decided
+    assert grader.grade(reference, completion).verdict is bool(correct)
+
+
 def test_a_wrong_labelled_part_is_named_by_its_place(grader):
     assert grader.grade("3, 5", "\\boxed{p = 3, q = 6}").detail.startswith("part 2 (q) differs")
     assert grader.grade("3, 5", "\\boxed{p = 4, q = 5}").detail.startswith("part 1 (p) differs")
