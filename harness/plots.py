@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.core.errors import UserError
 from harness.core.optional import require
 from harness.core.store import RunStore
 from harness.tables import setting
@@ -19,7 +20,7 @@ from suites.calibration import (
 )
 
 
-class NothingToPlot(ValueError):
+class NothingToPlot(UserError, ValueError):
     """The runs given have none of the data the figure shows; the message says which runs would."""
 
 

@@ -14,13 +14,14 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness.core.errors import UserError
 from harness.core.spec import ComponentSpec, SpecError
 from harness.core.store import RunKind, RunRecord
 
 MATCH_KEYS = ("reward", "model", "policy")
 
 
-class PublishedDataError(ValueError):
+class PublishedDataError(UserError, ValueError):
     """The published-figures file is malformed; the message names the row and what to fix."""
 
 

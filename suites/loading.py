@@ -16,13 +16,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from harness.core.errors import UserError
 from harness.core.optional import require
 
 DATA_ROOT_ENV = "HARNESS_DATA_ROOT"
 PACKAGE_PREFIX = "package:"
 
 
-class DataError(ValueError):
+class DataError(UserError, ValueError):
     """Suite data is missing or malformed; the message says where and what to fix."""
 
 

@@ -19,24 +19,15 @@ from typing import Any
 import click
 
 from harness import __version__
-from harness.core.optional import MissingDependencyError
+from harness.core.errors import UserError
 from harness.core.plugins import ENV as _PLUGINS_ENV
 from harness.core.plugins import PluginError, load_plugins, plugins_from_env
-from harness.core.registry import RegistryError
-from harness.core.spec import SpecError
-from harness.core.store import STORE_ENV, RunFailed, RunStore, StoreError, Terminated
-from harness.plots import NothingToPlot
-from harness.published import PublishedDataError
+from harness.core.store import STORE_ENV, RunStore, StoreError, Terminated
 from harness.report import (
     Table,
     render_text,
     to_rich,
 )
-from harness.server.replicas import NotReplicable
-from suites.loading import DataError
-
-_USER_ERRORS = (SpecError, RegistryError, DataError, StoreError, RunFailed, MissingDependencyError, PublishedDataError,
-                NothingToPlot, PluginError, NotReplicable)
 
 
 def friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -46,7 +37,7 @@ def friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except _USER_ERRORS as exc:
+        except UserError as exc:
             raise click.ClickException(str(exc)) from exc
 
     return wrapper

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Iterable
 from types import ModuleType
 
+from harness.core.errors import UserError
+
 DISTRIBUTION = "rl-reward-harness"
 
 # Which extra of this distribution provides a top-level module.
@@ -34,7 +36,7 @@ EXTRA_FOR_MODULE = {
 }
 
 
-class MissingDependencyError(ImportError):
+class MissingDependencyError(UserError, ImportError):
     """An optional dependency is not installed; the message carries the install command."""
 
 

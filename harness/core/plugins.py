@@ -18,10 +18,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
+from harness.core.errors import UserError
+
 ENV = "HARNESS_PLUGINS"
 
 
-class PluginError(Exception):
+class PluginError(UserError):
     """A plugin that could not be found or whose code raised on import; the message says which and why."""
 
 

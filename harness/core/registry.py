@@ -17,12 +17,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
+from harness.core.errors import UserError
 from harness.core.optional import EXTRA_FOR_MODULE, install_command
 
 T = TypeVar("T")
 
 
-class RegistryError(LookupError):
+class RegistryError(UserError, LookupError):
     """A name is unknown, taken twice, or its target cannot be imported."""
 
 

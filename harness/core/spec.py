@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from harness.core.errors import UserError
 from harness.core.registry import Registry
 
 T = TypeVar("T")
 
 
-class SpecError(ValueError):
+class SpecError(UserError, ValueError):
     """A spec is malformed, names an unknown option, or gives a value of the wrong type."""
 
 

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from harness.core.errors import UserError
 from harness.core.records import (  # noqa: F401 - the records are read from here too
     Artifact,
     EvalSettings,
@@ -132,11 +133,11 @@ CREATE TABLE IF NOT EXISTS artifacts (
 """
 
 
-class StoreError(LookupError):
+class StoreError(UserError, LookupError):
     """A run is unknown or ambiguous, or the store file is unusable."""
 
 
-class RunFailed(RuntimeError):
+class RunFailed(UserError, RuntimeError):
     """A run that ended without numbers worth keeping (a reward that failed on most of its items): stored as
     ``failed``, left out of tables, and the command exits non-zero with this one-line cause."""
 

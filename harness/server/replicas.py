@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from harness.core.errors import UserError
 from harness.core.optional import require
 from rewards.contract import LearnsFromFeedback, Reward, close_reward
 
@@ -57,7 +58,7 @@ class ReplicaSettings:
             raise ValueError(f"--replicas must be at least 1, got {self.replicas}")
 
 
-class NotReplicable(ValueError):
+class NotReplicable(UserError, ValueError):
     """The reward cannot be served by more than one replica."""
 
 

@@ -146,14 +146,16 @@ def test_every_command_is_listed_and_resolves():
 
 
 def test_eval_imports_neither_the_server_nor_the_trainers():
-    """A command imports its own module only: ``harness eval`` starts without the web stack and the trainers."""
+    """A command imports its own module only: ``harness eval`` starts without the web stack, the trainers, the
+    replicas, the plots and the paper tables (their errors are known to the command line as ``UserError``)."""
     import subprocess
     import sys
 
     probe = ("import sys\nfrom harness.cli import main\n"
              "main(['eval', '--help'], standalone_mode=False)\n"
-             "print(sorted(m for m in sys.modules if m.startswith(('harness.server.app', 'harness.commands.training',"
-             " 'harness.commands.serving', 'trainers', 'fastapi', 'pydantic'))))")
+             "print(sorted(m for m in sys.modules if m.startswith(('harness.server', 'harness.commands.training',"
+             " 'harness.commands.serving', 'harness.plots', 'harness.tables', 'harness.published', 'trainers',"
+             " 'fastapi', 'pydantic'))))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]", out
 
@@ -168,3 +170,29 @@ def test_no_command_help_shows_markup_meant_for_docs(run_cli):
     for name in main.list_commands(ctx):
         result = run_cli(name, "--help")
         assert result.exit_code == 0 and "``" not in result.output, name
+
+
+@pytest.mark.parametrize("error", [
+    "harness.core.spec:SpecError", "harness.core.registry:RegistryError", "suites.loading:DataError",
+    "harness.core.store:StoreError", "harness.core.store:RunFailed", "harness.core.optional:MissingDependencyError",
+    "harness.published:PublishedDataError", "harness.plots:NothingToPlot", "harness.core.plugins:PluginError",
+    "harness.server.replicas:NotReplicable",
+])
+def test_each_user_facing_error_ends_a_command_in_one_line(error):
+    """The errors whose message tells the user what to fix are caught by their mark, wherever they are defined."""
+    import importlib
+
+    import click
+
+    from harness.commands.common import friendly
+
+    module, name = error.split(":")
+    cls = getattr(importlib.import_module(module), name)
+
+    def command() -> None:
+        raise cls("what to fix")
+
+    with pytest.raises(click.ClickException, match="what to fix"):
+        friendly(command)()
+    with pytest.raises(KeyError):  # anything else keeps its traceback
+        friendly(lambda: (_ for _ in ()).throw(KeyError("a bug")))()
