@@ -66,6 +66,11 @@ def bootstrap(statistic: Callable[[Sequence[T]], float | None], rows: Sequence[T
     return _percentiles(values, resamples, level)
 
 
+# Up to this many distinct rows, a resample's bytes are counted with one ``bytes.count`` scan per code (about three
+# times faster than a Counter for a confusion table's four to twenty); past it, one Counter pass is.
+_COUNTED_BY_SCANS = 32
+
+
 def bootstrap_counts(statistic: Callable[[Mapping[T, int]], float | None], rows: Sequence[T],
                      resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
                      level: float = LEVEL) -> tuple[float, float] | None:
@@ -83,8 +88,12 @@ def bootstrap_counts(statistic: Callable[[Mapping[T, int]], float | None], rows:
     code = {row: i for i, row in enumerate(distinct)}
     n = len(rows)
     stream = _resampled_codes(bytes(code[row] for row in rows), resamples, seed)
-    values = [statistic({distinct[k]: count for k, count in Counter(stream[r * n:(r + 1) * n]).items()})
-              for r in range(resamples)]
+    resampled = (stream[r * n:(r + 1) * n] for r in range(resamples))
+    if len(distinct) <= _COUNTED_BY_SCANS:
+        values = [statistic({row: count for k, row in enumerate(distinct) if (count := codes.count(k))})
+                  for codes in resampled]
+    else:
+        values = [statistic({distinct[k]: count for k, count in Counter(codes).items()}) for codes in resampled]
     return _percentiles(values, resamples, level)
 
 

@@ -131,11 +131,13 @@ def test_bootstrap_gives_the_interval_of_one_draw_at_a_time():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.sampled_from("abcd")), min_size=1, max_size=60),
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.one_of(st.sampled_from("abcd"), st.integers(0, 40))),
+                min_size=1, max_size=60),
        st.integers(1, 40), st.integers(0, 2 ** 20))
 def test_counted_bootstrap_is_the_bootstrap_of_the_counts(rows, resamples, seed):
     """Resamples counted by one-byte codes give the very interval of resamples built row by row and counted
-    (a code read off the wrong row, a resample cut at the wrong place or a count dropped would not)."""
+    (a code read off the wrong row, a resample cut at the wrong place or a count dropped would not), whether the
+    bytes are counted by scans (a few kinds of row) or in one pass (many)."""
 
     def share_right(counts):  # a statistic that every row's count moves, undefined without a correct verdict
         right = sum(n for (p, y, _), n in counts.items() if p == y)
@@ -145,9 +147,11 @@ def test_counted_bootstrap_is_the_bootstrap_of_the_counts(rows, resamples, seed)
     assert u.bootstrap_counts(share_right, rows, resamples, seed) == expected
 
 
-def test_counted_bootstrap_with_more_kinds_of_row_than_a_byte_holds():
-    """Past 256 distinct rows the counts are made the plain way, with the same interval."""
-    rows = [(i % 300, i % 2 == 0) for i in range(900)]
+@pytest.mark.parametrize("kinds", [100, 300])
+def test_counted_bootstrap_with_many_kinds_of_row(kinds):
+    """Many distinct rows are counted in one pass of each resample, and past 255 the plain way: the same
+    interval either way."""
+    rows = [(i % kinds, i % 2 == 0) for i in range(900)]
 
     def even_share(counts):
         return sum(n for (_, even), n in counts.items() if even) / sum(counts.values())
