@@ -105,12 +105,13 @@ MAX_E_EXPONENT = 400
 # Words after a number are read as its unit ("83 packages", "12 dollars"); single letters are not (``2 x``).
 _UNIT_WORDS = re.compile(r"(?:\s+[A-Za-z]{2,}){1,3}[.!]?")
 # The same words set as text in LaTeX, as references write them: ``162\text{ minutes}``, ``5\mathrm{cm}``.
-_TEXT_UNIT_WORDS = re.compile(r"\s*\\(?:text|mbox|mathrm)\{(?:\s*[A-Za-z]{2,}){1,3}\s*\}[.!]?")
+_TEXT_UNIT = re.compile(r"\s*\\(?:text|mbox|mathrm)\{\s*([^{}]*?)\s*\}([.!]?)")
 
 
 def _is_unit(rest: str) -> bool:
     """Whether ``rest``, what follows a number, is its unit in words (plain, or set as LaTeX text)."""
-    return _UNIT_WORDS.fullmatch(rest) is not None or _TEXT_UNIT_WORDS.fullmatch(rest) is not None
+    text = _TEXT_UNIT.fullmatch(rest)
+    return _UNIT_WORDS.fullmatch(rest if text is None else f" {text[1]}{text[2]}") is not None
 
 
 def plain_number(answer: str) -> str | None:
