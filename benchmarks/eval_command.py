@@ -1,5 +1,5 @@
-"""Whole commands, start-up included: ``harness eval --reward rule`` against a plain math-verify loop run as its
-own Python command, on the same 2,000 real items (ProcessBench, MathCheck-GSM, the VerifyBench-Hard subset),
+"""Whole commands, start-up included: ``harness eval --reward rule`` against a plain math-verify loop (math-verify
+called as verl calls it, the reference boxed) run as its own Python command, on the same 2,000 real items (ProcessBench, MathCheck-GSM, the VerifyBench-Hard subset),
 each command timed from launch to exit, alternately, ``--rounds`` times. Prints a table with the ratio of the
 medians; one run, one machine.
 
@@ -28,19 +28,29 @@ from benchmarks.workload import real_rows
 
 HERE = Path(__file__).resolve().parents[1]
 
+# The baseline is math-verify called as RL trainers call it, item by item in one process: what verl 0.9.1's
+# ``verl.utils.reward_score.math_verify.compute_score`` (Cooper's trainer scores with it) runs for each item in its
+# pool. The reference is boxed and read by LaTeX extraction, the completion by expression and LaTeX extraction, and
+# the item is right when a gold parse verifies against a prediction; any error is a "no".
 PLAIN = """
 import json, logging, sys, time
-from math_verify import parse, verify
+from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 logging.getLogger("math_verify").setLevel(logging.ERROR)
 rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
 start = time.perf_counter()
-right = 0
+verdicts = []
 for row in rows:
+    right = False
     try:
-        right += bool(verify(parse(row["reference"]), parse(row["completion"]))) == row["label"]
+        gold = parse("\\\\boxed{" + row["reference"] + "}", (LatexExtractionConfig(),))
+        predicted = parse(row["completion"], (ExprExtractionConfig(), LatexExtractionConfig()))
+        right = bool(gold and predicted and any(verify(g, p) for p in predicted for g in gold))
     except BaseException:
         pass
-print(json.dumps({"seconds": time.perf_counter() - start, "agree": right}))
+    verdicts.append(right)
+seconds = time.perf_counter() - start
+agree = sum(v == row["label"] for v, row in zip(verdicts, rows))
+print(json.dumps({"seconds": seconds, "agree": agree, "verdicts": verdicts}))
 """
 
 # Run with the checkout under test first on sys.path: its rewards, its workload.
