@@ -5,17 +5,23 @@ medians; one run, one machine.
 
 ``--warm`` adds the reward as a training run meets it: two workers started and warmed on the 748 other real items
 of the same sources, then the 2,000 timed in the process, against the plain loop in a process of its own.
-``--against DIR`` times another checkout of this project (an older commit, say) the same way, alternating with
-this one in the same run, so that the two are compared on the same machine at the same moments.
+``--bare-too`` adds the plain loop on the bare reference with math-verify's defaults, the call this benchmark once
+made (it reads a reference in LaTeX without delimiters as nothing): how much of a ratio is the baseline's call
+rather than the reward. ``--against DIR`` times another checkout of this project (an older commit, say) the same
+way, alternating with this one in the same run, so that the two are compared on the same machine at the same moments.
+
+Below the table, each case's ratio round by round (the plain loop's time in a round over the case's in the same
+round): their geometric mean and its 95% t-interval, as the host's speed drifts between rounds.
 
     HARNESS_DATA_ROOT=../shared/data python -m benchmarks.eval_command [--items 2000] [--rounds 3] [--warm]
-        [--against DIR]
+        [--bare-too] [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -25,6 +31,7 @@ import time
 from pathlib import Path
 
 from benchmarks.workload import real_rows
+from harness.core.uncertainty import paired_t_interval
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -42,9 +49,12 @@ verdicts = []
 for row in rows:
     right = False
     try:
-        gold = parse("\\\\boxed{" + row["reference"] + "}", (LatexExtractionConfig(),))
-        predicted = parse(row["completion"], (ExprExtractionConfig(), LatexExtractionConfig()))
-        right = bool(gold and predicted and any(verify(g, p) for p in predicted for g in gold))
+        if sys.argv[2:] == ["bare"]:  # the call verl does not make: the bare reference, math-verify's defaults
+            right = bool(verify(parse(row["reference"]), parse(row["completion"])))
+        else:
+            gold = parse("\\\\boxed{" + row["reference"] + "}", (LatexExtractionConfig(),))
+            predicted = parse(row["completion"], (ExprExtractionConfig(), LatexExtractionConfig()))
+            right = bool(gold and predicted and any(verify(g, p) for p in predicted for g in gold))
     except BaseException:
         pass
     verdicts.append(right)
@@ -91,6 +101,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--warm", action="store_true", help="also time the warm reward in-process")
+    parser.add_argument("--bare-too", action="store_true", help="also time the plain loop on the bare reference")
     parser.add_argument("--against", type=Path, default=None, help="another checkout, timed alternately with this one")
     args = parser.parse_args()
     trees = {"this checkout": HERE}
@@ -101,6 +112,9 @@ def main() -> None:
         write_items(data, args.items)
         commands: dict[str, tuple[list[str], Path, str]] = {  # name -> command, tree, what is timed
             "plain math-verify loop": ([sys.executable, "-c", PLAIN, str(data)], HERE, "command")}
+        if args.bare_too:
+            commands["plain loop, bare reference (not verl's call)"] = (
+                [sys.executable, "-c", PLAIN, str(data), "bare"], HERE, "command")
         for name, tree in trees.items():
             commands[f"harness eval --reward rule ({name})"] = (
                 [sys.executable, "-m", "harness", "eval", "--reward", "rule", "--suite", "jsonl", "--data", str(data),
@@ -128,6 +142,14 @@ def main() -> None:
         base = bases[commands[name][2]]
         print(f"{name:58} {median:9.2f} {args.items / median:8.1f} {base / median:8.2f}   "
               + ", ".join(f"{v:.2f}" for v in values))
+    for name, values in seconds.items():
+        base = seconds["plain math-verify loop" if commands[name][2] == "command" else "plain loop, in-process"]
+        ratios = [b / v for b, v in zip(base, values)]
+        interval = paired_t_interval([math.log(r) for r in ratios])
+        if values is not base and interval is not None:
+            mean, low, high = interval
+            print(f"x plain round by round, {name}: {math.exp(mean):.2f}x (95% interval {math.exp(low):.2f}x to "
+                  f"{math.exp(high):.2f}x): " + ", ".join(f"{r:.2f}" for r in ratios))
     for name, share in shares.items():
         print(f"decided in the calling process, {name}: {100 * share:.1f}%")
 
