@@ -17,9 +17,13 @@ _ROW = re.compile(r"(?P<case>\S.*?)\s+(?P<median>[\d.]+)\s+[\d.]+\s+(?P<ratio>[\
 
 
 def _rows(name: str) -> dict[str, tuple[float, float, list[float]]]:
+    return _rows_in(RECORDS / name)
+
+
+def _rows_in(path: Path) -> dict[str, tuple[float, float, list[float]]]:
     """Each case of a run: (median s, x plain, the rounds' seconds)."""
     rows = {}
-    for line in (RECORDS / name).read_text().splitlines()[1:]:
+    for line in path.read_text().splitlines()[1:]:
         row = _ROW.fullmatch(line)
         if row is not None:
             rows[row["case"]] = (float(row["median"]), float(row["ratio"]),
@@ -66,3 +70,86 @@ def test_the_paired_intervals_are_those_of_the_runs():
     assert faster == 7 and f"{-mean:.2f} s on average, with a 95% t-interval of {-high:.2f} to {-low:.2f} s" in text
     mean, low, high, faster = _paired(["run4-f9ba523.txt"])
     assert faster == 3 and f"by {-mean:.2f} s on average (interval {-high:.2f} to {-low:.2f} s)" in text
+
+
+VERL_CALL = RECORDS.parent / "eval-command-verl-call"
+_COMMAND = "harness eval --reward rule (this checkout)"
+_WARM = "warm, 2 workers, in-process (this checkout)"
+_BARE = "plain loop, bare reference (not verl's call)"
+
+
+def _verl_rows(name: str) -> dict[str, tuple[float, float, list[float]]]:
+    return _rows_in(VERL_CALL / name)
+
+
+def _geometric(ratios: list[float]) -> tuple[float, float, float]:
+    """The geometric mean of per-round ratios with its 95% t-interval, as the benchmark prints it."""
+    from harness.core.uncertainty import paired_t_interval
+
+    interval = paired_t_interval([math.log(r) for r in ratios])
+    assert interval is not None
+    return tuple(math.exp(v) for v in interval)  # type: ignore[return-value]
+
+
+def _round_ratios(names: list[str], case: str, base: str) -> list[float]:
+    ratios = []
+    for name in names:
+        rows = _verl_rows(name)
+        ratios += [b / v for b, v in zip(rows[base][2], rows[case][2])]
+    return ratios
+
+
+@pytest.mark.parametrize(("name", "command", "warm"), [
+    ("run1-59d60bf.txt", "**6.94x**", "**12.19x**"),
+    ("run2-59d60bf.txt", "**6.15x** / 5.19x", "**10.75x** / 11.35x"),
+    ("run3-eaccfad.txt", "**5.86x** / 4.99x", "**14.29x** / 11.29x"),
+    ("run4-eaccfad.txt", "**6.35x** / 5.94x", "**11.37x** / 11.42x"),
+])
+def test_each_verl_call_row_is_the_runs_output(name, command, warm):
+    rows = _verl_rows(name)
+    commands = [f"{v[1]:.2f}x" for k, v in rows.items() if k.startswith("harness eval")]
+    warms = [f"{v[1]:.2f}x" for k, v in rows.items() if k.startswith("warm")]
+    assert command.replace("**", "").split(" / ") == commands
+    assert warm.replace("**", "").split(" / ") == warms
+    run = name.split("-")[0].removeprefix("run")
+    plain = rows["plain math-verify loop"][0]
+    assert f"| {run}: {name.split('-')[1].removesuffix('.txt')} | {plain:.2f} s | {command} | {warm} |" in RESULTS.read_text()
+
+
+def test_the_pooled_verl_call_ratios_are_those_of_the_runs():
+    text = " ".join(RESULTS.read_text().split())
+    runs = ["run2-59d60bf.txt", "run3-eaccfad.txt", "run4-eaccfad.txt"]
+    command = _round_ratios(runs, _COMMAND, "plain math-verify loop")
+    mean, low, high = _geometric(command)
+    assert len(command) == 15 and low > 5
+    assert f"whole command: {mean:.2f}x** (95% interval {low:.2f}x to {high:.2f}x); no round below {min(command):.2f}x" in text
+    mean, low, high = _geometric(_round_ratios(runs, _WARM, "plain loop, in-process"))
+    assert f"warm, 2 workers: {mean:.2f}x** (95% interval {low:.2f}x to {high:.2f}x)" in text
+    bare = _round_ratios(runs[1:], _COMMAND, _BARE)
+    mean, low, high = _geometric(bare)
+    assert len(bare) == 10 and f"**{mean:.2f}x** (95% interval {low:.2f}x to {high:.2f}x)" in text
+    diffs = []
+    for name in runs:
+        rows = _verl_rows(name)
+        base = next(v for k, v in rows.items() if k.startswith("harness eval") and "this checkout" not in k)[2]
+        diffs += [a - b for a, b in zip(rows[_COMMAND][2], base)]
+    from harness.core.uncertainty import paired_t_interval
+
+    mean, low, high = paired_t_interval(diffs)  # type: ignore[misc]
+    faster = sum(d < 0 for d in diffs)
+    assert f"faster in {faster} of 15 pairs, by {-mean:.2f} s on average (95% t-interval {-high:.2f} to {-low:.2f} s)" in text
+
+
+@pytest.mark.parametrize("name", ["run3-eaccfad.txt", "run4-eaccfad.txt"])
+def test_the_printed_round_by_round_intervals_are_recomputed(name):
+    """The benchmark's own interval lines agree with the rounds it printed (to the rounding of those rounds)."""
+    text = (VERL_CALL / name).read_text()
+    for case, base in [(_BARE, "plain math-verify loop"), (_COMMAND, "plain math-verify loop"),
+                       (_WARM, "plain loop, in-process")]:
+        line = next(x for x in text.splitlines() if x.startswith(f"x plain round by round, {case}:"))
+        printed = [float(v) for v in re.findall(r"([\d.]+)x", line.split(": ", 1)[1])[:3]]
+        assert all(abs(a - b) <= 0.02 * b for a, b in zip(printed, _geometric(_round_ratios([name], case, base))))
+    results = " ".join(RESULTS.read_text().split())
+    bare = next(x for x in text.splitlines() if x.startswith(f"x plain round by round, {_BARE}:"))
+    mean, low, high = re.findall(r"([\d.]+)x", bare.split(": ", 1)[1])[:3]
+    assert f"{mean}x" in results and f"{low}x to {high}x" in results
