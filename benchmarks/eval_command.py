@@ -1,7 +1,7 @@
 """Whole commands, start-up included: ``harness eval --reward rule`` against a plain math-verify loop (math-verify
-called as verl calls it, the reference boxed) run as its own Python command, on the same 2,000 real items (ProcessBench, MathCheck-GSM, the VerifyBench-Hard subset),
-each command timed from launch to exit, alternately, ``--rounds`` times. Prints a table with the ratio of the
-medians; one run, one machine.
+called as verl calls it, the reference boxed) run as its own Python command, on the same 2,000 real items
+(ProcessBench, MathCheck-GSM, the VerifyBench-Hard subset), each command timed from launch to exit, alternately,
+``--rounds`` times. Prints a table with the ratio of the medians; one run, one machine.
 
 ``--warm`` adds the reward as a training run meets it: two workers started and warmed on the 748 other real items
 of the same sources, then the 2,000 timed in the process, against the plain loop in a process of its own.

@@ -11,8 +11,8 @@ from rewards.plain_math_verify import plain_verdict
 
 # A reference written in LaTeX without delimiters: parsed bare it reads as nothing and every answer is "wrong";
 # boxed, as verl boxes it, it is read.
-_LATEX_REFERENCE = {"question": "", "reference": "\\frac{1}{2}", "completion": "So the answer is $\\boxed{\\frac{1}{2}}$.",
-                    "label": True}
+_LATEX_REFERENCE = {"question": "", "reference": "\\frac{1}{2}",
+                    "completion": "So the answer is $\\boxed{\\frac{1}{2}}$.", "label": True}
 
 
 def test_the_plain_loop_gives_verls_verdicts(tmp_path, data_root):

@@ -113,7 +113,8 @@ def test_each_verl_call_row_is_the_runs_output(name, command, warm):
     assert warm.replace("**", "").split(" / ") == warms
     run = name.split("-")[0].removeprefix("run")
     plain = rows["plain math-verify loop"][0]
-    assert f"| {run}: {name.split('-')[1].removesuffix('.txt')} | {plain:.2f} s | {command} | {warm} |" in RESULTS.read_text()
+    commit = name.split("-")[1].removesuffix(".txt")
+    assert f"| {run}: {commit} | {plain:.2f} s | {command} | {warm} |" in RESULTS.read_text()
 
 
 def test_the_pooled_verl_call_ratios_are_those_of_the_runs():
@@ -122,7 +123,8 @@ def test_the_pooled_verl_call_ratios_are_those_of_the_runs():
     command = _round_ratios(runs, _COMMAND, "plain math-verify loop")
     mean, low, high = _geometric(command)
     assert len(command) == 15 and low > 5
-    assert f"whole command: {mean:.2f}x** (95% interval {low:.2f}x to {high:.2f}x); no round below {min(command):.2f}x" in text
+    assert (f"whole command: {mean:.2f}x** (95% interval {low:.2f}x to {high:.2f}x); "
+            f"no round below {min(command):.2f}x") in text
     mean, low, high = _geometric(_round_ratios(runs, _WARM, "plain loop, in-process"))
     assert f"warm, 2 workers: {mean:.2f}x** (95% interval {low:.2f}x to {high:.2f}x)" in text
     bare = _round_ratios(runs[1:], _COMMAND, _BARE)
@@ -137,7 +139,8 @@ def test_the_pooled_verl_call_ratios_are_those_of_the_runs():
 
     mean, low, high = paired_t_interval(diffs)  # type: ignore[misc]
     faster = sum(d < 0 for d in diffs)
-    assert f"faster in {faster} of 15 pairs, by {-mean:.2f} s on average (95% t-interval {-high:.2f} to {-low:.2f} s)" in text
+    assert (f"faster in {faster} of 15 pairs, by {-mean:.2f} s on average "
+            f"(95% t-interval {-high:.2f} to {-low:.2f} s)") in text
 
 
 @pytest.mark.parametrize("name", ["run3-eaccfad.txt", "run4-eaccfad.txt"])
