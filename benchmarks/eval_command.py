@@ -15,6 +15,7 @@ round): their geometric mean and its 95% t-interval, as the host's speed drifts 
 
     HARNESS_DATA_ROOT=../shared/data python -m benchmarks.eval_command [--items 2000] [--rounds 3] [--warm]
         [--bare-too] [--against DIR]
+    python -m benchmarks.eval_command --plain-only ROWS.jsonl    # the plain loop's verdicts on the rows, as JSON
 """
 
 from __future__ import annotations
@@ -103,7 +104,12 @@ def main() -> None:
     parser.add_argument("--warm", action="store_true", help="also time the warm reward in-process")
     parser.add_argument("--bare-too", action="store_true", help="also time the plain loop on the bare reference")
     parser.add_argument("--against", type=Path, default=None, help="another checkout, timed alternately with this one")
+    parser.add_argument("--plain-only", type=Path, default=None, metavar="JSONL",
+                        help="only run the plain loop on these rows and print its JSON (seconds, verdicts)")
     args = parser.parse_args()
+    if args.plain_only is not None:
+        print(run([sys.executable, "-c", PLAIN, str(args.plain_only)], HERE)[1], end="")
+        return
     trees = {"this checkout": HERE}
     if args.against is not None:
         trees[f"{args.against}"] = args.against.resolve()
