@@ -39,7 +39,9 @@ HERE = Path(__file__).resolve().parents[1]
 # The baseline is math-verify called as RL trainers call it, item by item in one process: what verl 0.9.1's
 # ``verl.utils.reward_score.math_verify.compute_score`` (Cooper's trainer scores with it) runs for each item in its
 # pool. The reference is boxed and read by LaTeX extraction, the completion by expression and LaTeX extraction, and
-# the item is right when a gold parse verifies against a prediction; any error is a "no".
+# the item is right when a gold parse verifies against a prediction; any error is a "no". Written out here rather
+# than imported from rewards.plain_math_verify, so that the loop's command pays math-verify's imports only;
+# tests/harness/test_benchmark_baseline.py holds it to that module's verdicts.
 PLAIN = """
 import json, logging, sys, time
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
