@@ -84,6 +84,10 @@ if __name__ == "__main__":
 """
 
 
+# The plain loop each case is a ratio to, by what is timed: a whole command, or the seconds inside the process.
+BASELINES = {"plain math-verify loop": "command", "plain loop, in-process": "in-process"}
+
+
 def write_items(path: Path, n: int) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for row in real_rows(n):
@@ -141,20 +145,19 @@ def main() -> None:
                 seconds[name].append(report.get("seconds", wall))
                 if "decided_here" in report:
                     shares[name] = report["decided_here"]
-    bases = {"command": statistics.median(seconds["plain math-verify loop"])}
-    if args.warm:
-        bases["in-process"] = statistics.median(seconds["plain loop, in-process"])
+    plain = {timed: seconds[name] for name, timed in BASELINES.items() if name in seconds}  # what is timed -> rounds
     print(f"{'case':58} {'median s':>9} {'items/s':>8} {'x plain':>8}   rounds")
     for name, values in seconds.items():
         median = statistics.median(values)
-        base = bases[commands[name][2]]
+        base = statistics.median(plain[commands[name][2]])
         print(f"{name:58} {median:9.2f} {args.items / median:8.1f} {base / median:8.2f}   "
               + ", ".join(f"{v:.2f}" for v in values))
     for name, values in seconds.items():
-        base = seconds["plain math-verify loop" if commands[name][2] == "command" else "plain loop, in-process"]
-        ratios = [b / v for b, v in zip(base, values)]
+        if name in BASELINES:
+            continue
+        ratios = [b / v for b, v in zip(plain[commands[name][2]], values)]
         interval = paired_t_interval([math.log(r) for r in ratios])
-        if values is not base and interval is not None:
+        if interval is not None:
             mean, low, high = interval
             print(f"x plain round by round, {name}: {math.exp(mean):.2f}x (95% interval {math.exp(low):.2f}x to "
                   f"{math.exp(high):.2f}x): " + ", ".join(f"{r:.2f}" for r in ratios))

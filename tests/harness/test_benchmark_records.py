@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import math
 import re
-import statistics
 from pathlib import Path
 
 import pytest
 
+from harness.core.uncertainty import paired_t_interval
+
 RECORDS = Path(__file__).resolve().parents[2] / "docs" / "benchmarks" / "eval-command-2026-11-28"
+VERL_CALL = RECORDS.parent / "eval-command-verl-call"
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results.md"
-T_975 = {4: 2.776, 9: 2.262}
 # case, median s, items/s, x plain, then each round's seconds: the benchmark's own line format
-_ROW = re.compile(r"(?P<case>\S.*?)\s+(?P<median>[\d.]+)\s+[\d.]+\s+(?P<ratio>[\d.]+)   (?P<rounds>[\d., ]+)")  # Student's t, two-sided 95%, by degrees of freedom
+_ROW = re.compile(r"(?P<case>\S.*?)\s+(?P<median>[\d.]+)\s+[\d.]+\s+(?P<ratio>[\d.]+)   (?P<rounds>[\d., ]+)")
 
 
-def _rows(name: str) -> dict[str, tuple[float, float, list[float]]]:
-    return _rows_in(RECORDS / name)
-
-
-def _rows_in(path: Path) -> dict[str, tuple[float, float, list[float]]]:
+def _rows(name: str, folder: Path = RECORDS) -> dict[str, tuple[float, float, list[float]]]:
     """Each case of a run: (median s, x plain, the rounds' seconds)."""
     rows = {}
-    for line in path.read_text().splitlines()[1:]:
+    for line in (folder / name).read_text().splitlines()[1:]:
         row = _ROW.fullmatch(line)
         if row is not None:
             rows[row["case"]] = (float(row["median"]), float(row["ratio"]),
@@ -31,17 +28,17 @@ def _rows_in(path: Path) -> dict[str, tuple[float, float, list[float]]]:
     return rows
 
 
-def _paired(names: list[str]) -> tuple[float, float, float, int]:
+def _paired(names: list[str], folder: Path = RECORDS) -> tuple[float, float, float, int]:
     """Mean of (this tree - 030a9a1) over the alternating pairs of the runs, its 95% t-interval, pairs faster."""
     diffs = []
     for name in names:
-        rows = _rows(name)
+        rows = _rows(name, folder)
         this = rows["harness eval --reward rule (this checkout)"][2]
         base = next(v for k, v in rows.items() if k.startswith("harness eval") and "this checkout" not in k)[2]
         diffs += [a - b for a, b in zip(this, base)]
-    mean = statistics.mean(diffs)
-    half = T_975[len(diffs) - 1] * statistics.stdev(diffs) / math.sqrt(len(diffs))
-    return mean, mean - half, mean + half, sum(d < 0 for d in diffs)
+    interval = paired_t_interval(diffs)
+    assert interval is not None
+    return (*interval, sum(d < 0 for d in diffs))
 
 
 @pytest.mark.parametrize(("name", "ratios"), [
@@ -72,20 +69,13 @@ def test_the_paired_intervals_are_those_of_the_runs():
     assert faster == 3 and f"by {-mean:.2f} s on average (interval {-high:.2f} to {-low:.2f} s)" in text
 
 
-VERL_CALL = RECORDS.parent / "eval-command-verl-call"
 _COMMAND = "harness eval --reward rule (this checkout)"
 _WARM = "warm, 2 workers, in-process (this checkout)"
 _BARE = "plain loop, bare reference (not verl's call)"
 
 
-def _verl_rows(name: str) -> dict[str, tuple[float, float, list[float]]]:
-    return _rows_in(VERL_CALL / name)
-
-
 def _geometric(ratios: list[float]) -> tuple[float, float, float]:
     """The geometric mean of per-round ratios with its 95% t-interval, as the benchmark prints it."""
-    from harness.core.uncertainty import paired_t_interval
-
     interval = paired_t_interval([math.log(r) for r in ratios])
     assert interval is not None
     return tuple(math.exp(v) for v in interval)  # type: ignore[return-value]
@@ -94,7 +84,7 @@ def _geometric(ratios: list[float]) -> tuple[float, float, float]:
 def _round_ratios(names: list[str], case: str, base: str) -> list[float]:
     ratios = []
     for name in names:
-        rows = _verl_rows(name)
+        rows = _rows(name, VERL_CALL)
         ratios += [b / v for b, v in zip(rows[base][2], rows[case][2])]
     return ratios
 
@@ -106,7 +96,7 @@ def _round_ratios(names: list[str], case: str, base: str) -> list[float]:
     ("run4-eaccfad.txt", "**6.35x** / 5.94x", "**11.37x** / 11.42x"),
 ])
 def test_each_verl_call_row_is_the_runs_output(name, command, warm):
-    rows = _verl_rows(name)
+    rows = _rows(name, VERL_CALL)
     commands = [f"{v[1]:.2f}x" for k, v in rows.items() if k.startswith("harness eval")]
     warms = [f"{v[1]:.2f}x" for k, v in rows.items() if k.startswith("warm")]
     assert command.replace("**", "").split(" / ") == commands
@@ -130,15 +120,7 @@ def test_the_pooled_verl_call_ratios_are_those_of_the_runs():
     bare = _round_ratios(runs[1:], _COMMAND, _BARE)
     mean, low, high = _geometric(bare)
     assert len(bare) == 10 and f"**{mean:.2f}x** (95% interval {low:.2f}x to {high:.2f}x)" in text
-    diffs = []
-    for name in runs:
-        rows = _verl_rows(name)
-        base = next(v for k, v in rows.items() if k.startswith("harness eval") and "this checkout" not in k)[2]
-        diffs += [a - b for a, b in zip(rows[_COMMAND][2], base)]
-    from harness.core.uncertainty import paired_t_interval
-
-    mean, low, high = paired_t_interval(diffs)  # type: ignore[misc]
-    faster = sum(d < 0 for d in diffs)
+    mean, low, high, faster = _paired(runs, VERL_CALL)
     assert (f"faster in {faster} of 15 pairs, by {-mean:.2f} s on average "
             f"(95% t-interval {-high:.2f} to {-low:.2f} s)") in text
 
