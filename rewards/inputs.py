@@ -25,6 +25,8 @@ END_TOKENS = (
     "<|im_end|>", "<|endoftext|>", "<|end_of_text|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<｜end▁of▁sentence｜>",
     "<|end▁of▁sentence|>", "<end_of_turn>", "<|end|>", "<eos>", "<|return|>", "<|im_start|>", "<|start_header_id|>",
     "<start_of_turn>", "<|user|>", "[PAD]", "<pad>", "<|pad|>", "<|finetune_right_pad_id|>",
+    # GAOKAO-Bench's answer format ends the answer so ("【答案】D<eoa>"); its <eoe> ends the explanation and is kept
+    "<eoa>",
 )
 # A turn opening that a completion may start with ("<|im_start|>assistant\n"): removed, not cut at.
 _OPENING = re.compile(

@@ -26,6 +26,7 @@ class Found(StrEnum):
     TAIL = "tail"  # a short text after the thinking, or the whole completion, when nothing marks an answer
     BARE = "bare"  # a longer text that is one line of bare math
     JSON = "json"  # the value of an answer field of a JSON object: {"answer": "3/7"}
+    OUTPUT = "output"  # the last output block of a tool-integrated solution, when no number is stated after it
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,12 @@ _GSM8K = re.compile(r"####[ \t]*([^\n]+)")
 # that could share one stretch of whitespace made "The answer is" and 400 spaces cost 13 s (the fourth power of
 # the run); the spaces never decide where the anchor ends, the first character after them does.
 # The lookahead on the first letter lets the engine skip the positions no alternative can start at.
+# A qualifier in brackets may stand between the anchor and "is": "the answer (arabic numerals) is 18", as zero-shot
+# chain-of-thought prompts end. Chinese answers are anchored by GAOKAO-Bench's 【答案】 and by 答案是 / 答案为 /
+# 答案：, never by the bare word (这个答案不对 states nothing).
 _ANSWER_IS = re.compile(
-    r"(?i)(?=[ftca])(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s++is)?\s*+(?:\*\*)?\s*+[:：]?\s*+"
-    r"(?:\*\*)?[ \t]*+(?=[^\s])"
+    r"(?i)(?=[ftca【答])(?:(?:final\s+answer|the\s+answer|correct\s+answer|answer)(?:\s*+\([^()\n]{1,40}\))?"
+    r"(?:\s++is)?|【答案】|答案\s*+(?=[是为:：])[是为]?)\s*+(?:\*\*)?\s*+[:：]?\s*+(?:\*\*)?[ \t]*+(?=[^\s])"
 )
 
 
@@ -81,8 +85,8 @@ def _answer_phrases(text: str, start: int = 0) -> list[tuple[int, int, str]]:
     """(start, end of line, text after the anchor) for each "the answer is ..." phrase from ``start`` on, in
     order."""
     found: list[tuple[int, int, str]] = []
-    if "answer" not in text.casefold():  # every phrase holds the word; casefold maps each letter the pattern's
-        return found                     # case-blind match takes for a letter of "answer" onto that letter
+    if "answer" not in text.casefold() and "答案" not in text:  # every phrase holds the word; casefold maps each
+        return found  # letter the pattern's case-blind match takes for a letter of "answer" onto that letter
     for m in _ANSWER_IS.finditer(text, start):
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
@@ -90,7 +94,7 @@ def _answer_phrases(text: str, start: int = 0) -> list[tuple[int, int, str]]:
     return found
 _OPENERS = {"\\[": "\\]", "$$": "$$", "$": "$", "\\(": "\\)"}
 _SENTENCE_END = re.compile(
-    r"(?<!\d)\.(?=\s|$)|\.(?=\s+[A-Z])|[?!](?=\s|$)"
+    r"(?<!\d)\.(?=\s|$)|\.(?=\s+[A-Z])|[?!](?=\s|$)|[。！？；]"
     r"|,\s+(?=(?:so|but|which|because|since|then|hence|thus|therefore|where|wait)\b)"
 )
 
@@ -167,12 +171,41 @@ def extract_final_answer(
         stated = _phrase_answer(text, phrases[-1])
         if stated is not None:
             return stated
+    output = last_output(text)
+    if output is not None:
+        return output
     tail = text.strip()
     if tail and len(tail) <= short_answer_chars:
         return Extraction(_clean(tail), Found.TAIL, (), len(text))
     if len(tail) <= bare_answer_chars and bare_answer(tail):
         return Extraction(_clean(tail), Found.BARE, (), len(text))
     return None
+
+
+_OUTPUT_FENCE = "```output"
+_MAX_OUTPUT_CHARS = 100
+
+
+def last_output(text: str) -> Extraction | None:
+    """The printed value of a tool-integrated solution (ToRA's format: a python block, then its result in an
+    ```` ```output ```` block) when it is the solution's last word: one short line, with no number stated after the
+    block ("Three trucks will be needed."; prose that names another number is the answer itself, read as such).
+    A box or an answer phrase anywhere comes first (:func:`extract_final_answer`)."""
+    at = text.rfind(_OUTPUT_FENCE)
+    if at < 0:
+        return None
+    start = at + len(_OUTPUT_FENCE)
+    close = text.find("```", start)
+    if close < 0:
+        return None
+    value = text[start:close].strip()
+    after = text[close + 3 :]
+    if not value or "\n" in value or len(value) > _MAX_OUTPUT_CHARS or _DIGIT.search(after):
+        return None
+    return Extraction(value, Found.OUTPUT, (), close)
+
+
+_DIGIT = re.compile(r"\d")
 
 
 # A key that names an answer ("answer", "final_answer", "finalAnswer", "Answer") and what follows its colon. The
@@ -250,6 +283,8 @@ def _phrase_answer(text: str, phrase_at: tuple[int, int, str]) -> Extraction | N
     """The answer a "the answer is ..." phrase states (``(start, end of line, text after the anchor)``), or None
     when nothing follows the anchor."""
     _, line_end, phrase = phrase_at
+    if phrase.rstrip().endswith((":", "：")) and not phrase.rstrip().endswith("\\:"):
+        return None  # "【答案】\n首先，我们解这个方程组：": it announces a derivation, whose end is the answer
     start = line_end - len(phrase)
     cleaned = _clean(phrase)
     found = phrase.find(cleaned) if cleaned else -1

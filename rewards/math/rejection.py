@@ -86,7 +86,9 @@ _TERMINAL = re.compile(r"""[.!?)\]}$'"`*✓。！？:]\s*$|\\\]\s*$|\\\)\s*$|\d\
 
 # A last line that is an answer alone under an answer heading (PRM800K's "# Answer", "Final Answer:"): an answer
 # written as asked, not a sentence cut off.
-_ANSWER_SECTION = re.compile(r"(?i)(?:^|\n)[ \t]*(?:#+[ \t]*)?(?:final[ \t]+)?answer[ \t]*:?[ \t]*\n+[ \t]*[^\n]{1,200}$")
+# GAOKAO-Bench's "【答案】D" is such a line too.
+_ANSWER_SECTION = re.compile(r"(?i)(?:^|\n)[ \t]*(?:(?:#+[ \t]*)?(?:final[ \t]+)?answer[ \t]*:?[ \t]*\n+|【答案】)"
+                             r"[ \t]*[^\n]{1,200}$")
 
 
 def ends_mid_sentence(text: str) -> bool:
@@ -97,15 +99,18 @@ def ends_mid_sentence(text: str) -> bool:
 
 
 def cut_inside_formula(text: str) -> bool:
-    """The text stops inside a formula it opened: an odd number of ``$`` whose last one opens math (a letter, a
-    bracket or a command follows it: "... holds when $a = 2"), not a price ("costs $18"). What such a text ends
-    with is the start of a formula, not a value it states."""
-    tail = text[-2000:]
-    marks = list(UNESCAPED_DOLLAR.finditer(tail))
+    """The text stops inside a formula it opened on its last line: an odd number of ``$`` on that line whose last
+    one opens math (a letter, a bracket or a command follows it: "... holds when $a = 2"), not a price ("costs
+    $18", GSM8K's "$<<6*60=360>>360"). What such a text ends with is the start of a formula, not a value it
+    states. Only the last line counts: prices earlier in the text ("She pays $20 - $15 = $5 more.") leave an odd
+    count of ``$`` that pairs nothing, and an answer line after them ("A: 360") is no formula."""
+    stripped = text.rstrip()
+    line = stripped[stripped.rfind("\n") + 1 :][-2000:]
+    marks = list(UNESCAPED_DOLLAR.finditer(line))
     if len(marks) % 2 == 0:
         return False
-    after = tail[marks[-1].end() :].lstrip()
-    return bool(after) and not (after[0].isdigit() or after[0] in ".-+")
+    after = line[marks[-1].end() :].lstrip()
+    return bool(after) and not (after[0].isdigit() or after[0] in ".-+" or after.startswith("<<"))
 
 
 def alternates_and_stops(answers: list[object], text: str) -> bool:
