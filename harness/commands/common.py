@@ -260,12 +260,13 @@ def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
                         callback=remember, help="SQLite run store (as the group option --store).")(command)
 
 
-def run_store(ctx: click.Context, *, existing: bool = False) -> RunStore:
-    """The run store of ``--store``, ``HARNESS_STORE`` or the user's default. ``existing``: a command that only
-    reads refuses a store that does not exist (a mistyped ``--store``) rather than creating an empty one."""
+def run_store(ctx: click.Context, *, existing: bool = False, writes: bool = False) -> RunStore:
+    """The run store of ``--store``, ``HARNESS_STORE`` or the user's default. ``existing``: a command that reads
+    refuses a store that does not exist (a mistyped ``--store``) rather than creating an empty one, and opens it
+    read-only unless it ``writes`` too (``rescore`` records new runs beside the one it reads)."""
     path = ctx.obj["store_path"]
     if existing:
-        return RunStore.existing(path)
+        return RunStore.existing(path, readonly=not writes)
     if path:  # a store the user named (--store, HARNESS_STORE) goes into a folder that exists: none made by a typo
         folder = Path(path).expanduser().parent
         if not folder.is_dir():

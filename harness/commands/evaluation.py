@@ -117,7 +117,7 @@ def rescore_command(ctx: click.Context, run_ref: str, reward_specs: tuple[str, .
     from harness.commands.runs import paired_tables
     from harness.rescoring import rescore
 
-    store = run_store(ctx, existing=True)
+    store = run_store(ctx, existing=True, writes=True)
     source = store.get(run_ref)
     tables: list[Table] = []
     for spec in reward_specs:

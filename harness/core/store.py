@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import UserError
+from harness.core.schema import SCHEMA, SCHEMA_VERSION, SchemaError, prepare, read_as_current, stored_version  # noqa: F401
 from harness.core.records import (  # noqa: F401 - the records are read from here too
     Artifact,
     EvalSettings,
@@ -38,11 +39,6 @@ from harness.core.records import (  # noqa: F401 - the records are read from her
     content_hash,
 )
 
-# 2: the steps table (training runs); 3: items keep their detail, data_hash is a hash or ''; 4: per-step probe
-# scores and artifacts (files a run wrote, by hash); 5: metrics keep their 95% interval (low, high), and items
-# their texts where no suite gives them again (a policy's generations)
-SCHEMA_VERSION = 5
-
 _log = logging.getLogger(__name__)
 
 STORE_ENV = "HARNESS_STORE"
@@ -51,86 +47,6 @@ STORE_ENV = "HARNESS_STORE"
 class Terminated(KeyboardInterrupt):
     """The process was asked to stop (SIGTERM): ended like Ctrl-C, so that runs are marked ``interrupted`` and
     child processes are stopped on the way out. The message says which signal."""
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS owners (run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
-    host TEXT NOT NULL, pid INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reward TEXT NOT NULL,
-    suite TEXT NOT NULL,
-    data_source TEXT NOT NULL,
-    data_hash TEXT NOT NULL,
-    n_items INTEGER NOT NULL,
-    config TEXT NOT NULL,
-    versions TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    finished_at TEXT,
-    wall_seconds REAL,
-    error TEXT
-);
-CREATE TABLE IF NOT EXISTS items (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    uid TEXT,
-    category TEXT,
-    label INTEGER,
-    value REAL,
-    verdict INTEGER,
-    reason TEXT,
-    answer TEXT,
-    latency_s REAL,
-    detail TEXT,
-    PRIMARY KEY (run_id, idx)
-);
-CREATE TABLE IF NOT EXISTS metrics (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    value REAL,
-    higher_is_better INTEGER,
-    n INTEGER NOT NULL,
-    grp TEXT NOT NULL,
-    low REAL,
-    high REAL,
-    PRIMARY KEY (run_id, name)
-);
-CREATE TABLE IF NOT EXISTS texts (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    question TEXT NOT NULL,
-    reference TEXT NOT NULL,
-    completion TEXT NOT NULL,
-    PRIMARY KEY (run_id, idx)
-);
-CREATE TABLE IF NOT EXISTS steps (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    step INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    value REAL,
-    PRIMARY KEY (run_id, step, name)
-);
-CREATE TABLE IF NOT EXISTS probe_scores (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    step INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    category TEXT,
-    label INTEGER,
-    value REAL,
-    PRIMARY KEY (run_id, step, idx)
-);
-CREATE TABLE IF NOT EXISTS artifacts (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    step INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    path TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    PRIMARY KEY (run_id, name)
-);
-"""
 
 
 class StoreError(UserError, LookupError):
@@ -175,39 +91,81 @@ def _bool_or_none(v: Any) -> bool | None:
 
 
 class RunStore:
-    """A SQLite file of runs. Opened per operation, so one store object is safe to share across threads."""
+    """A SQLite file of runs. Opened per operation, so one store object is safe to share across threads.
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    Nothing touches the file before the first write: a command refused before it records a run leaves no store
+    behind, and reading an older store does not migrate it (:func:`~harness.core.schema.read_as_current`). A
+    store opened with ``readonly`` (what reading commands use, :meth:`existing`) is opened by SQLite in
+    ``mode=ro``: it can sit on read-only media, and any write is refused."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, readonly: bool = False) -> None:
         self.path = Path(path) if path is not None else default_store_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.executescript(_SCHEMA)
-            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if row is None:
-                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} has schema version {row[0]}, newer than this harness ({SCHEMA_VERSION}); "
-                    "upgrade the harness or use another --store"
-                )
-            elif int(row[0]) < SCHEMA_VERSION:
-                _migrate(db, int(row[0]))
-                db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+        self.readonly = readonly
+        self._prepared = False
 
     @classmethod
-    def existing(cls, path: str | os.PathLike[str] | None = None) -> RunStore:
-        """A store that must exist already: reading commands open stores this way, so a mistyped path is an error
-        naming it, never a new empty database (nor the folders on its way)."""
+    def existing(cls, path: str | os.PathLike[str] | None = None, *, readonly: bool = True) -> RunStore:
+        """A store that must exist already: reading commands open stores this way (read-only unless ``readonly``
+        is False: a command that reads a run and records another), so a mistyped path is an error naming it,
+        never a new empty database (nor the folders on its way)."""
         resolved = Path(path).expanduser() if path is not None else default_store_path()
         if not resolved.is_file():
             hint = (f"check --store (or {STORE_ENV})" if path is not None or os.environ.get(STORE_ENV)
                     else "a run store is made by the first harness eval or train that records a run")
             raise StoreError(f"no run store at {resolved}: {hint}")
-        return cls(resolved)
+        store = cls(resolved, readonly=readonly)
+        with store._connect():  # a file that is no store, or a newer one, is refused now
+            pass
+        return store
+
+    def _ensure_schema(self) -> None:
+        """Create or migrate the file, once, before the first write."""
+        if self._prepared:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            with db:
+                prepare(db)
+        except SchemaError as exc:
+            raise StoreError(f"{self.path}: {exc}") from exc
+        finally:
+            db.close()
+        self._prepared = True
+
+    def _open_for_reading(self) -> sqlite3.Connection:
+        if not self.path.is_file():  # nothing recorded yet: an empty store, made in memory, not on disk
+            db = sqlite3.connect(":memory:")
+            db.executescript(SCHEMA)
+            return db
+        db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        try:
+            version = stored_version(db)
+            if version is None:
+                db.executescript(SCHEMA.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS"))
+            else:
+                read_as_current(db, version)
+        except SchemaError as exc:
+            db.close()
+            raise StoreError(f"{self.path}: {exc}") from exc
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30)
+    def _connect(self, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection for one operation: a writing one (the schema made current first), or a reading one that
+        leaves the file as it is."""
+        if write:
+            if self.readonly:
+                raise StoreError(f"{self.path} was opened for reading only")
+            self._ensure_schema()
+            db = sqlite3.connect(self.path, timeout=30)
+        elif self._prepared:
+            db = sqlite3.connect(self.path, timeout=30)
+        else:
+            db = self._open_for_reading()
         try:
             db.execute("PRAGMA foreign_keys = ON")
             with db:  # commits on success, rolls back on any exception
@@ -218,7 +176,7 @@ class RunStore:
     # -- writing ------------------------------------------------------------------------------
     def begin(self, run: NewRun) -> str:
         run_id = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             db.execute(
                 "INSERT INTO runs (id, kind, status, reward, suite, data_source, data_hash, n_items, config,"
                 " versions, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -238,7 +196,7 @@ class RunStore:
     ) -> None:
         """Write items and metrics and mark the run complete, all in one transaction; ``n_items`` corrects the
         count when it is known only at the end (problems a policy was evaluated on, rollouts a server saw)."""
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             _insert_items(db, run_id, items)
             if n_items is not None:
                 db.execute("UPDATE runs SET n_items=? WHERE id=?", (n_items, run_id))
@@ -256,7 +214,7 @@ class RunStore:
         part-way keeps what it scored (its metrics come only with :meth:`complete`)."""
         if len(items) != len(texts):
             raise ValueError(f"{len(items)} items and {len(texts)} texts: each item needs its text")
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             _insert_items(db, run_id, items)
             db.executemany("INSERT INTO texts VALUES (?,?,?,?,?)",
                            [(run_id, it.idx, t.question, t.reference, t.completion) for it, t in zip(items, texts)])
@@ -271,13 +229,13 @@ class RunStore:
 
     def set_intervals(self, run_id: str, intervals: dict[str, tuple[float, float]]) -> None:
         """Give a stored run's metrics their 95% intervals (a run stored before intervals were kept)."""
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             db.executemany("UPDATE metrics SET low=?, high=? WHERE run_id=? AND name=?",
                            [(low, high, run_id, name) for name, (low, high) in intervals.items()])
 
     def log_step(self, run_id: str, step: int, values: dict[str, float]) -> None:
         """Per-step values of a training run; written as they come, so a crashed run keeps its curve."""
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             db.executemany(
                 "INSERT OR REPLACE INTO steps VALUES (?,?,?,?)",
                 [(run_id, step, k, None if v is None else float(v)) for k, v in values.items()],
@@ -286,7 +244,7 @@ class RunStore:
     def log_probe(self, run_id: str, step: int, rows: Sequence[ProbeScore]) -> None:
         """What the reward paid for each probe item at ``step``: the figures behind every probe number, kept so
         that any other summary of the probe can be computed later from the store alone."""
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             db.executemany(
                 "INSERT OR REPLACE INTO probe_scores VALUES (?,?,?,?,?,?)",
                 [(run_id, step, r.idx, r.category, _int(r.label), r.value) for r in rows],
@@ -305,7 +263,7 @@ class RunStore:
 
     def log_artifact(self, run_id: str, artifact: Artifact) -> None:
         """A file the run wrote outside the store (a reward model's weights), named by its hash."""
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             db.execute("INSERT OR REPLACE INTO artifacts VALUES (?,?,?,?,?)",
                        (run_id, artifact.step, artifact.name, artifact.path, artifact.sha256))
 
@@ -327,7 +285,7 @@ class RunStore:
 
     def abort(self, run_id: str, status: RunStatus | str, error: str) -> None:
         """Mark a run that will never complete (``failed`` or ``interrupted``); it keeps no numbers."""
-        with self._connect() as db:
+        with self._connect(write=True) as db:
             db.execute(
                 "UPDATE runs SET status=?, finished_at=?, error=? WHERE id=? AND status=?",
                 (RunStatus(status).value, _now(), error[:2000], run_id, RunStatus.RUNNING.value),
@@ -365,7 +323,7 @@ class RunStore:
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(f".{dest.name}.tmp")
         tmp.unlink(missing_ok=True)
-        source = sqlite3.connect(self.path, timeout=30)
+        source = self._open_for_reading() if not self._prepared else sqlite3.connect(self.path, timeout=30)
         target = sqlite3.connect(tmp)
         try:
             source.backup(target)
@@ -493,21 +451,3 @@ def _insert_items(db: sqlite3.Connection, run_id: str, items: Sequence[ItemRow])
         " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         [(run_id, it.idx, it.uid, it.category, _int(it.label), it.value, _int(it.verdict), it.reason, it.answer,
           it.latency_s, it.detail) for it in items])
-
-
-def _migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a store of an older schema up to date, keeping its runs (the schema script added new tables)."""
-    if version < 5:  # intervals: empty for the runs before them (``suites.metrics.backfill_intervals`` fills them)
-        columns = {row[1] for row in db.execute("PRAGMA table_info(metrics)")}
-        for column in ("low", "high"):
-            if column not in columns:
-                db.execute(f"ALTER TABLE metrics ADD COLUMN {column} REAL")
-    if version < 3:
-        columns = {row[1] for row in db.execute("PRAGMA table_info(items)")}
-        if "detail" not in columns:
-            db.execute("ALTER TABLE items ADD COLUMN detail TEXT")
-        # data_hash once held "prompts:N" (training runs, whose n_items held max_steps), "limit:N" or "rows:N"
-        for run_id, value in db.execute("SELECT id, data_hash FROM runs WHERE data_hash LIKE 'prompts:%'").fetchall():
-            db.execute("UPDATE runs SET n_items=? WHERE id=?", (int(value.split(":", 1)[1]), run_id))
-        db.execute("UPDATE runs SET data_hash='' WHERE data_hash LIKE 'prompts:%' OR data_hash LIKE 'limit:%'"
-                   " OR data_hash LIKE 'rows:%'")

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from harness.core.store import ItemRow, Metric, NewRun, RunStore, StoreError
+from harness.core.store import SCHEMA_VERSION, ItemRow, Metric, NewRun, RunStore, StoreError
 from harness.evaluate import EvalRequest, evaluate_reward
 from rewards import REWARDS, Score
 
@@ -101,13 +101,17 @@ def test_a_batch_the_reward_raises_on_is_scored_again_item_by_item_and_the_run_c
     assert run.status == "complete" and all(i.verdict is True for i in store.items(run.id))
 
 
-def test_newer_schema_is_refused(tmp_path):
+def test_newer_schema_is_refused_for_reading_and_for_writing(tmp_path):
     path = tmp_path / "s.sqlite"
-    RunStore(path)
+    RunStore(path).begin(new_run())
     with sqlite3.connect(path) as db:
         db.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
     with pytest.raises(StoreError, match="newer than this harness"):
-        RunStore(path)
+        RunStore.existing(path)
+    with pytest.raises(StoreError, match="newer than this harness"):
+        RunStore(path).runs()
+    with pytest.raises(StoreError, match="newer than this harness"):
+        RunStore(path).begin(new_run())
 
 
 def test_recording_never_leaves_a_run_running(store):
@@ -143,13 +147,18 @@ def test_a_schema_2_store_opens_migrated_with_its_runs(tmp_path):
     """)
     db.commit()
     db.close()
+    before = path.read_bytes()
     store = RunStore(path)
     train, evaluation = store.get("r1"), store.get("r2")
     assert (train.kind, train.data_hash, train.n_items) == ("train", "", 400)  # the prompts, not max_steps
     assert evaluation.data_hash == "abc123" and store.items("r2")[0].detail == ""
-    run_id = store.begin(new_run())
+    assert path.read_bytes() == before  # read as it is, as the migration would read it: nothing written
+    run_id = store.begin(new_run())  # the first write migrates
     store.complete(run_id, [ItemRow(0, "u", "A", True, 0.0, False, "timeout", None, 2.0, "killed after 2s")], [], 1.0)
     assert store.items(run_id)[0].detail == "killed after 2s"  # the cause of a failure is kept
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT n_items, data_hash FROM runs WHERE id='r1'").fetchone() == (400, "")
+        assert db.execute("SELECT value FROM meta").fetchone() == (str(SCHEMA_VERSION),)
 
 
 def test_a_runs_settings_are_its_kinds_typed_config(tmp_path):
