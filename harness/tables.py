@@ -9,12 +9,12 @@ paper's other rows are listed too, with "—" in the columns of runs that were n
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 from harness.core.spec import ComponentSpec, SpecError
-from harness.core.store import ItemRow, Metric, RunKind, RunRecord
+from harness.core.store import ItemRow, Metric, RunKind, RunRecord, RunStatus
 from harness.core.uncertainty import half_width_stderr, mean_and_sd, normal_interval
 from harness.published import Published, PublishedRow, caveats
 from harness.report import INTERVAL_NOTE, Estimate, Table, category_table, estimate, judged_right, paired_items
@@ -124,9 +124,15 @@ def paper_table(layout: str, runs: Sequence[RunRecord], published: Published | N
     ``items_of``, a layout that compares rewards item by item (``verifiers``) marks the significant differences."""
     if mode not in PUBLISHED_MODES:
         raise ValueError(f"unknown published mode {mode!r}; choose {', '.join(PUBLISHED_MODES)}")
+    # a failed, interrupted or running run has no numbers: a row of it would be a row of "—" beside real ones
+    complete = [run for run in runs if run.status == RunStatus.COMPLETE]
+    left_out = tuple(f"left out: {run.id} ({run.status_text}, no numbers)" for run in runs
+                     if run.status != RunStatus.COMPLETE)
     if items_of is not None and layout in PAIRED_TABLES:
-        return PAIRED_TABLES[layout](runs, items_of)
-    return TABLES[layout](runs, published, mode)
+        table = PAIRED_TABLES[layout](complete, items_of)
+    else:
+        table = TABLES[layout](complete, published, mode)
+    return replace(table, notes=table.notes + left_out) if left_out else table
 
 
 def _plain_table(spec: Layout, ours: list[tuple[list[Any], list[float | None]]]) -> Table:

@@ -67,6 +67,26 @@ def test_pairs_are_rule_correct_positives_and_rule_incorrect_negatives(base, sou
         reward.close()
 
 
+@pytest.mark.parametrize("source", ["perturb", "group"])
+def test_a_random_positive_is_a_rule_verified_rollout_of_its_group(base, source):
+    """``positive=random`` draws among the rollouts the rule verifies (0 and 2 of the first group, 4 and 6 of the
+    second), never a wrong one, and not always the first."""
+    items = rollouts()
+    groups = _group_by_prompt(items)
+    verdicts = [True, False, True, False, True, False, True, False]
+    drawn: set[int] = set()
+    for seed in range(12):
+        reward = CooperReward(str(base), negatives=source, positive="random", seed=seed)
+        try:
+            for pair in reward.make_pairs(items, groups, verdicts):
+                index = next(i for i, it in enumerate(items) if it is pair.positive)
+                assert verdicts[index], f"seed {seed}: the positive {pair.positive.completion!r} is wrong"
+                drawn.add(index)
+        finally:
+            reward.close()
+    assert drawn == {0, 2, 4, 6}
+
+
 def test_groups_without_a_correct_rollout_are_masked(base):
     reward = CooperReward(str(base), negatives="perturb")
     try:

@@ -147,6 +147,15 @@ def test_general_verifier_reads_its_pass_tag(output, verdict):
     ("TinyV-Qwen3-1.7B-Think", "<think>\nsame value\n</think>\n\nTrue", C),
     ("TinyV-1.5B-Think", "Reasoning... Answer: False", I),
     ("TinyV-Qwen3-1.7B-Think", "True", U),  # a thinking model's output without its thinking: invalid, as released
+    # the verdict is what follows </think>: words in the thinking never decide, either way
+    ("TinyV-Qwen3-1.7B-Think", "<think>\nis 0.5 true to 1/2? it is not\n</think>\n\nFalse", I),
+    ("TinyV-1.5B-Think", "<think>\nfalse alarm, they agree\n</think>\nTrue", C),
+    ("TinyV-1.5B-Think", "they agree</think>True", C),  # the template opened the thinking: only its close is here
+    # cut off before </think> (no Answer: either): invalid, whatever the thinking said so far
+    ("TinyV-Qwen3-1.7B-Think", "<think>\nthe two values are equal, so this is true", U),
+    ("TinyV-1.5B-Think", "<think>\nwe compare", U),
+    ("TinyV-1.5B-Think", "<think>x</think>\nAnswer: False", I),  # Answer: wins over </think>
+    ("TinyV-1.5B-Think", "<think>x</think>\n", U),  # nothing after the thinking
 ])
 def test_tinyv_reads_as_released(variant, output, verdict):
     assert tinyv.VARIANTS[variant].read(output).verdict is verdict

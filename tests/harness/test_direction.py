@@ -1,0 +1,236 @@
+"""Which run is A, which column gets which label, which runs a table shows: pinned on asymmetric fixtures, so
+that a swap shows as a wrong number rather than the same number the other way round.
+
+The fixture is real: plain math-verify (A) and the rule reward (B) on the packaged ``sample`` suite, where B is right
+on 7 items A misses and A on 1 item B misses (B - A = +6 of 42 items); and the two on the human-labelled
+VerifyBench-Hard subset, where B is right on 10 items A misses and A on 2 (exact McNemar p = 0.039), for the
+significance marks. The counts come from the verdict ledger (docs/ledger), which a test recomputes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from statistics import NormalDist
+
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from harness.cli import main
+from harness.core import server_client
+from harness.core.items import Item
+from harness.core.store import ItemRow, Metric, NewRun, RunStore
+from harness.core.uncertainty import half_width_stderr, normal_interval, wilson
+from harness.evaluate import EvalRequest, evaluate_reward
+from harness.policy_eval import policy_metrics
+from harness.tables import RUN_KINDS, TABLES, paper_table
+from rewards import build_reward
+
+VBH = "verifier/verifybench_hard_subset_longjudgebench"
+Z95 = stats.norm.ppf(0.975)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, data_root):
+    """(store path, A's run id, B's run id) on ``sample``, and the two on the VerifyBench-Hard subset."""
+    path = tmp_path_factory.mktemp("direction") / "runs.sqlite"
+    store = RunStore(path)
+    a = evaluate_reward(EvalRequest("mathverify", "sample"), store)
+    b = evaluate_reward(EvalRequest("rule", "sample"), store)
+    hard_a = evaluate_reward(EvalRequest("mathverify", "verifybench-hard", data=VBH), store)
+    hard_b = evaluate_reward(EvalRequest("rule", "verifybench-hard", data=VBH), store)
+    return path, a.id, b.id, hard_a.id, hard_b.id
+
+
+def _json_tables(output: str) -> dict[str, dict]:
+    """The tables of a ``--format json`` output by title (several JSON documents, one after another)."""
+    decoder, tables, at = json.JSONDecoder(), {}, 0
+    text = output.strip()
+    while at < len(text):
+        value, end = decoder.raw_decode(text, at)
+        for table in value if isinstance(value, list) else [value]:
+            tables[table["title"]] = table
+        at = end
+        while at < len(text) and text[at].isspace():
+            at += 1
+    return tables
+
+
+def _cli(path, *args: str) -> str:
+    result = CliRunner().invoke(main, ["--store", str(path), *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def _check_paired(tables: dict[str, dict], right_a: int, right_b: int, only_a: int, only_b: int, n: int = 42):
+    [paired] = tables["Accuracy, B against A"]["rows"]
+    assert paired["A"] == pytest.approx(right_a / n) and paired["B"] == pytest.approx(right_b / n)
+    assert paired["B - A"] == pytest.approx((right_b - right_a) / n)
+    assert (paired["right only in A"], paired["right only in B"]) == (only_a, only_b)
+    flipped = next(t for title, t in tables.items() if title.startswith("Flipped items"))["rows"]
+    assert len(flipped) == only_a + only_b
+    under = [row["right under"] for row in flipped]
+    assert (under.count("A"), under.count("B")) == (only_a, only_b)
+    for row in flipped:  # the column names the run whose verdict agrees with the label
+        assert row["right under"] == ("A" if row["A verdict"] == row["label"] else "B"), row
+
+
+def test_compare_names_a_and_b_in_the_order_given(runs):
+    path, a, b, _, _ = runs
+    tables = _json_tables(_cli(path, "compare", a, b, "--format", "json"))
+    _check_paired(tables, 34, 40, 1, 7)
+    by_run = [row["reward"] for row in tables["Accuracy by answer type (%)"]["rows"]]
+    assert by_run == ["mathverify", "rule"]
+    [accuracy] = [row for row in tables[f"{a} -> {b}"]["rows"] if row["metric"] == "accuracy"]
+    assert accuracy[a] == pytest.approx(34 / 42) and accuracy[b] == pytest.approx(40 / 42)
+    assert accuracy["change"] == pytest.approx(6 / 42)
+    # the other way round, every figure turns: B - A negative, the columns swapped
+    _check_paired(_json_tables(_cli(path, "compare", b, a, "--format", "json")), 40, 34, 7, 1)
+
+
+def test_rescore_compares_the_source_as_a_with_the_new_run_as_b(runs):
+    path, a, b, _, _ = runs
+    tables = _json_tables(_cli(path, "rescore", a, "--reward", "rule", "--format", "json"))
+    _check_paired(tables, 34, 40, 1, 7)
+    tables = _json_tables(_cli(path, "rescore", b, "--reward", "mathverify", "--format", "json"))
+    _check_paired(tables, 40, 34, 7, 1)
+
+
+def test_the_verifiers_layout_marks_the_significant_difference_with_its_sign(runs):
+    path, _, _, hard_a, hard_b = runs
+    text = _cli(path, "tables", "--layout", "verifiers", hard_a, hard_b, "--format", "markdown")
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    assert "*" in rows["rule"].split("|")[2]  # VerifyBench-Hard: 10 against 2, p = 0.039
+    assert "*" not in rows["mathverify"]  # the baseline is never marked against itself
+    assert ("rule - mathverify on VerifyBench-Hard: +2.5 points" in text
+            and "(10 items right only under rule, 2 only under mathverify, of 316)" in text), text
+
+
+def _dead_run(store: RunStore, status: str, kind: str = "reward-eval") -> str:
+    run_id = store.begin(NewRun(kind, "rule", "sample", "package:sample.jsonl", "", 42, {}, {}))
+    store.abort(run_id, status, "stopped for the test")
+    return run_id
+
+
+@pytest.mark.parametrize("layout", sorted(TABLES))
+def test_every_layout_leaves_failed_and_interrupted_runs_out(runs, layout):
+    path, a, b, _, _ = runs
+    store = RunStore(path)
+    kind = RUN_KINDS[layout]
+    dead = [_dead_run(store, "failed", kind), _dead_run(store, "interrupted", kind)]
+    live = [store.get(r) for r in (a, b)] if kind == "reward-eval" else []
+    records = [*live, *(store.get(r) for r in dead)]
+    table = paper_table(layout, records, None, "none", items_of=lambda run: store.items(run.id))
+    shown = json.dumps(table.rows, default=str)
+    for run_id in dead:
+        assert run_id not in shown
+        assert any(run_id in note for note in table.notes)  # said, not silently dropped
+    alone = paper_table(layout, live, None, "none", items_of=lambda run: store.items(run.id))
+    assert table.rows == alone.rows
+
+
+def test_the_tables_command_leaves_out_a_failed_run_named_on_its_line(runs):
+    path, a, b, _, _ = runs
+    dead = _dead_run(RunStore(path), "failed")
+    out = _cli(path, "tables", "--layout", "verifybench", a, b, dead, "--format", "markdown")
+    assert f"left out: {dead} (failed" in out
+    body = [line for line in out.splitlines() if line.startswith("| ")]
+    assert len(body) == 3  # the header and the two complete runs
+
+
+# -- intervals at known values ---------------------------------------------------------------------------------
+def test_the_95_percent_intervals_use_the_two_sided_z():
+    assert NormalDist().inv_cdf(0.975) == pytest.approx(1.959964, abs=1e-6)
+    low, high = normal_interval(0.5, 0.1)
+    assert (low, high) == (pytest.approx(0.5 - Z95 * 0.1), pytest.approx(0.5 + Z95 * 0.1))
+    assert half_width_stderr((low, high)) == pytest.approx(0.1)
+    # Wilson at 0 of 3 by hand: the centre and half-width are both (z^2 / 2n) / (1 + z^2 / n)
+    edge = (Z95 ** 2 / 6) / (1 + Z95 ** 2 / 3)
+    assert wilson(0, 3) == (0.0, pytest.approx(2 * edge))
+
+
+def test_a_policys_interval_is_the_95_percent_normal_interval_over_problems():
+    """Four problems with 2 samples each, right 2, 0, 1, 2 times: per-problem rates 1, 0, .5, 1."""
+    rates = {"p1": [True, True], "p2": [False, False], "p3": [True, False], "p4": [True, True]}
+    items = [ItemRow(k, f"gsm8k/{p}/{s}", "gsm8k", None, 1.0, v, "verified", None, 0.0)
+             for k, (p, s, v) in enumerate((p, s, v) for p, vs in rates.items() for s, v in enumerate(vs))]
+    [per_bench, overall] = policy_metrics(items, ["gsm8k"])
+    per_problem = [1.0, 0.0, 0.5, 1.0]
+    low, high = stats.norm.interval(0.95, loc=0.625, scale=stats.sem(per_problem))
+    assert per_bench.value == pytest.approx(0.625) and per_bench.n == 4
+    assert (per_bench.low, per_bench.high) == (pytest.approx(max(0.0, low)), pytest.approx(min(1.0, high)))
+    assert (overall.low, overall.high) == (per_bench.low, per_bench.high)  # one benchmark: its own interval
+    assert isinstance(per_bench, Metric)
+
+
+# -- the server client: which answers are tried again, and the token --------------------------------------------
+class _Scripted(BaseHTTPRequestHandler):
+    """Answers with the statuses of ``script`` in turn, then OpenRLHF's answer; records each request's headers."""
+
+    script: list[int] = []
+    seen: list[dict[str, str]] = []
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        length = int(self.headers.get("content-length", 0))
+        body = json.loads(self.rfile.read(length))
+        type(self).seen.append(dict(self.headers))
+        status = type(self).script.pop(0) if type(self).script else 200
+        answer = {"rewards": [1.0] * len(body["query"])} if status == 200 else {"error": "scripted"}
+        data = json.dumps(answer).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    monkeypatch.setattr(server_client, "RETRY_DELAYS_S", (0.01, 0.01))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Scripted.seen = []
+    yield server, f"http://127.0.0.1:{server.server_address[1]}/get_reward"
+    server.shutdown()
+    server.server_close()
+
+
+def _score_once(url: str, spec_extra: str = "") -> list:
+    reward = build_reward(f"remote:url={url},timeout=5{spec_extra}")
+    try:
+        return reward.score([Item("q", "1", "\\boxed{1}")])
+    finally:
+        reward.close()
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+def test_every_5xx_is_tried_again(scripted, status):
+    _, url = scripted
+    _Scripted.script = [status]
+    [score] = _score_once(url)
+    assert len(_Scripted.seen) == 2 and score.verdict is True
+
+
+@pytest.mark.parametrize("status", [400, 404, 413, 422])
+def test_no_4xx_is_tried_again(scripted, status):
+    _, url = scripted
+    _Scripted.script = [status]
+    [score] = _score_once(url)
+    assert len(_Scripted.seen) == 1 and score.is_failure and str(status) in score.detail
+
+
+def test_remote_sends_the_token_of_the_environment_and_an_option_overrides_it(scripted, monkeypatch):
+    _, url = scripted
+    monkeypatch.setenv("HARNESS_SERVER_TOKEN", "from-the-environment")
+    _score_once(url)
+    _score_once(url, ",token=from-the-option")
+    monkeypatch.delenv("HARNESS_SERVER_TOKEN")
+    _score_once(url)
+    sent = [h.get("Authorization") for h in _Scripted.seen]
+    assert sent == ["Bearer from-the-environment", "Bearer from-the-option", None]
