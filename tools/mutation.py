@@ -31,8 +31,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 # module (a file, or a package ending in "/") -> the tests that guard it (run for each mutant, stopping at the
 # first failure)
+_DIRECTION = "tests/harness/test_direction.py"
+_DIRECTION_INTERVALS = [f"{_DIRECTION}::test_the_95_percent_intervals_use_the_two_sided_z",
+                        f"{_DIRECTION}::test_a_policys_interval_is_the_95_percent_normal_interval_over_problems"]
+_DIRECTION_CLIENT = [f"{_DIRECTION}::test_every_5xx_is_tried_again", f"{_DIRECTION}::test_no_4xx_is_tried_again",
+                     f"{_DIRECTION}::test_remote_sends_the_token_of_the_environment_and_an_option_overrides_it"]
 _SERVER_CLIENTS = ["tests/harness/test_server_client.py", "tests/harness/test_remote_reward.py",
-                   "tests/rewards/test_remote_answers.py"]
+                   "tests/rewards/test_remote_answers.py", *_DIRECTION_CLIENT]
 _ADAPTERS = ["tests/harness/test_integrations.py", "tests/harness/test_trainer_clients.py",
              "tests/harness/test_verifiers_reward.py", "tests/harness/test_server_client.py",
              "tests/harness/test_hostile_http.py", "-m", "'not slow'"]
@@ -52,6 +57,13 @@ MODULES: dict[str, list[str]] = {
                               "-k", "'not probe_hacking'"],  # that one trains nothing it checks here: 80 s
     "harness/datasets/fetch.py": ["tests/harness/test_data_fetch.py"],
     "trainers/trackers.py": ["tests/trainers/test_trackers.py"],
+    # where results are decided: which run is A, which column gets which label, which runs a table shows
+    "harness/core/uncertainty.py": ["tests/core/test_uncertainty.py", "tests/suites/test_metrics.py",
+                                    *_DIRECTION_INTERVALS, "tests/harness/test_compare_paired.py"],
+    "harness/report.py": [_DIRECTION, "tests/harness/test_compare_paired.py", "tests/harness/test_output.py"],
+    "harness/commands/runs.py": [_DIRECTION, "tests/harness/test_compare_paired.py", "tests/harness/test_cli.py"],
+    "harness/commands/evaluation.py": [_DIRECTION, "tests/harness/test_rescore.py", "tests/harness/test_cli.py"],
+    "harness/rescoring.py": [_DIRECTION, "tests/harness/test_rescore.py"],
 }
 _IGNORED = shutil.ignore_patterns(".git", ".tox", ".venv", "venv", "runs", "mutants", "__pycache__", ".old",
                                   ".pytest_cache", ".benchmarks", ".hypothesis", "*.egg-info", "build", "docs")
@@ -89,9 +101,10 @@ def _inside(row: int, col: int, spans: list[tuple[int, int, int, int]]) -> bool:
 
 
 def present(tests: list[str], tree: Path) -> list[str]:
-    """The test files of ``tests`` that ``tree`` has, with the options among them: an older checkout lacks the
-    files written since, and pytest would count a missing file as a failure, every mutant as killed."""
-    return [t for t in tests if t.startswith("-") or t.startswith("'") or (tree / t).exists()]
+    """The test files (or tests, ``FILE::NAME``) of ``tests`` that ``tree`` has, with the options among them: an
+    older checkout lacks the files written since, and pytest would count a missing file as a failure, every mutant
+    as killed."""
+    return [t for t in tests if t.startswith("-") or t.startswith("'") or (tree / t.split("::")[0]).exists()]
 
 
 def sources(module: str, tree: Path) -> list[str]:

@@ -33,15 +33,23 @@ Z95 = stats.norm.ppf(0.975)
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, data_root):
-    """(store path, A's run id, B's run id) on ``sample``, and the two on the VerifyBench-Hard subset."""
+def runs(tmp_path_factory):
+    """(store path, A's run id, B's run id) on ``sample``."""
     path = tmp_path_factory.mktemp("direction") / "runs.sqlite"
     store = RunStore(path)
     a = evaluate_reward(EvalRequest("mathverify", "sample"), store)
     b = evaluate_reward(EvalRequest("rule", "sample"), store)
-    hard_a = evaluate_reward(EvalRequest("mathverify", "verifybench-hard", data=VBH), store)
-    hard_b = evaluate_reward(EvalRequest("rule", "verifybench-hard", data=VBH), store)
-    return path, a.id, b.id, hard_a.id, hard_b.id
+    return path, a.id, b.id
+
+
+@pytest.fixture(scope="module")
+def hard_runs(tmp_path_factory, data_root):
+    """(store path, A's run id, B's run id) on the VerifyBench-Hard subset."""
+    path = tmp_path_factory.mktemp("direction-hard") / "runs.sqlite"
+    store = RunStore(path)
+    a = evaluate_reward(EvalRequest("mathverify", "verifybench-hard", data=VBH), store)
+    b = evaluate_reward(EvalRequest("rule", "verifybench-hard", data=VBH), store)
+    return path, a.id, b.id
 
 
 def _json_tables(output: str) -> dict[str, dict]:
@@ -78,7 +86,7 @@ def _check_paired(tables: dict[str, dict], right_a: int, right_b: int, only_a: i
 
 
 def test_compare_names_a_and_b_in_the_order_given(runs):
-    path, a, b, _, _ = runs
+    path, a, b = runs
     tables = _json_tables(_cli(path, "compare", a, b, "--format", "json"))
     _check_paired(tables, 34, 40, 1, 7)
     by_run = [row["reward"] for row in tables["Accuracy by answer type (%)"]["rows"]]
@@ -91,15 +99,15 @@ def test_compare_names_a_and_b_in_the_order_given(runs):
 
 
 def test_rescore_compares_the_source_as_a_with_the_new_run_as_b(runs):
-    path, a, b, _, _ = runs
+    path, a, b = runs
     tables = _json_tables(_cli(path, "rescore", a, "--reward", "rule", "--format", "json"))
     _check_paired(tables, 34, 40, 1, 7)
     tables = _json_tables(_cli(path, "rescore", b, "--reward", "mathverify", "--format", "json"))
     _check_paired(tables, 40, 34, 7, 1)
 
 
-def test_the_verifiers_layout_marks_the_significant_difference_with_its_sign(runs):
-    path, _, _, hard_a, hard_b = runs
+def test_the_verifiers_layout_marks_the_significant_difference_with_its_sign(hard_runs):
+    path, hard_a, hard_b = hard_runs
     text = _cli(path, "tables", "--layout", "verifiers", hard_a, hard_b, "--format", "markdown")
     rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
     assert "*" in rows["rule"].split("|")[2]  # VerifyBench-Hard: 10 against 2, p = 0.039
@@ -116,7 +124,7 @@ def _dead_run(store: RunStore, status: str, kind: str = "reward-eval") -> str:
 
 @pytest.mark.parametrize("layout", sorted(TABLES))
 def test_every_layout_leaves_failed_and_interrupted_runs_out(runs, layout):
-    path, a, b, _, _ = runs
+    path, a, b = runs
     store = RunStore(path)
     kind = RUN_KINDS[layout]
     dead = [_dead_run(store, "failed", kind), _dead_run(store, "interrupted", kind)]
@@ -132,7 +140,7 @@ def test_every_layout_leaves_failed_and_interrupted_runs_out(runs, layout):
 
 
 def test_the_tables_command_leaves_out_a_failed_run_named_on_its_line(runs):
-    path, a, b, _, _ = runs
+    path, a, b = runs
     dead = _dead_run(RunStore(path), "failed")
     out = _cli(path, "tables", "--layout", "verifybench", a, b, dead, "--format", "markdown")
     assert f"left out: {dead} (failed" in out
