@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.datasets.fixtures import lighteval_fixtures, math_verify_fixtures, unittest_fixtures
+from harness.datasets.real_formats import real_formats
 
 Builder = Callable[[Path, Mapping[str, Any]], list[str]]
 
@@ -107,4 +108,5 @@ BUILDERS: dict[str, Builder] = {
     "math_verify_fixtures": math_verify_fixtures,
     "lighteval_fixtures": lighteval_fixtures,
     "unittest_fixtures": unittest_fixtures,
+    "real_formats": real_formats,
 }
