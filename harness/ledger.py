@@ -21,6 +21,7 @@ from pathlib import Path
 from harness.core.errors import UserError
 from harness.core.items import Score
 from harness.core.spec import build
+from harness.core.uncertainty import wilson
 from rewards import REWARDS
 from rewards.contract import Reward
 from suites import build_suite
@@ -67,7 +68,7 @@ LEDGER_REWARDS: tuple[LedgerReward, ...] = (
     LedgerReward("cascade:first=rule,then=mathverify", "cascade-rule-mathverify.tsv"),
 )
 
-_HEADER = "set\tid\tlabel\tverdict\treason"
+_HEADER = "set\tid\tcategory\tlabel\tverdict\treason"
 _VERDICT_TEXT = {True: "1", False: "0", None: "-"}
 _VERDICT_OF = {text: verdict for verdict, text in _VERDICT_TEXT.items()}
 
@@ -78,14 +79,15 @@ class LedgerError(UserError):
 
 @dataclass(frozen=True)
 class Entry:
-    """One item's line: its set, its id in that set, the set's label, the reward's verdict (None: abstained)
-    and reason."""
+    """One item's line: its set, its id and category (a subset, an answer type, a format) in that set, the set's
+    label, the reward's verdict (None: abstained) and reason."""
 
     set: str
     id: str
     label: bool | None
     verdict: bool | None
     reason: str
+    category: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -100,7 +102,8 @@ class Entry:
         return (self.verdict is True) == self.label
 
     def line(self) -> str:
-        return "\t".join((_clean(self.set), _clean(self.id), _VERDICT_TEXT[self.label], _VERDICT_TEXT[self.verdict],
+        return "\t".join((_clean(self.set), _clean(self.id), _clean(self.category), _VERDICT_TEXT[self.label],
+                          _VERDICT_TEXT[self.verdict],
                           _clean(self.reason)))
 
 
@@ -156,7 +159,7 @@ def _item_id(row: LabelledItem, index: int) -> str:
 def entries_for(set_name: str, rows: Sequence[LabelledItem], scores: Sequence[Score]) -> list[Entry]:
     if len(rows) != len(scores):
         raise ValueError(f"{set_name}: {len(scores)} scores for {len(rows)} items")
-    entries = [Entry(set_name, _item_id(row, k), row.label, score.verdict, score.reason)
+    entries = [Entry(set_name, _item_id(row, k), row.label, score.verdict, score.reason, row.category)
                for k, (row, score) in enumerate(zip(rows, scores))]
     ids = Counter(e.id for e in entries)
     repeated = [i for i, n in ids.items() if n > 1]
@@ -218,9 +221,11 @@ def read_ledger(path: Path) -> tuple[str, list[Entry]]:
     entries = []
     for number, line in enumerate(lines[2:], start=3):
         fields = line.split("\t")
-        if len(fields) != 5 or fields[2] not in _VERDICT_OF or fields[3] not in _VERDICT_OF:
-            raise LedgerError(f"{path}, line {number}: expected set, id, label, verdict (1, 0, -) and reason")
-        entries.append(Entry(fields[0], fields[1], _VERDICT_OF[fields[2]], _VERDICT_OF[fields[3]], fields[4]))
+        if len(fields) != 6 or fields[3] not in _VERDICT_OF or fields[4] not in _VERDICT_OF:
+            raise LedgerError(f"{path}, line {number}: expected set, id, category, label, verdict (1, 0, -) and "
+                              "reason")
+        entries.append(Entry(fields[0], fields[1], _VERDICT_OF[fields[3]], _VERDICT_OF[fields[4]], fields[5],
+                             fields[2]))
     return lines[0][len("# reward: "):], entries
 
 
@@ -248,16 +253,17 @@ def summary(changes: Sequence[Moved]) -> dict[str, Counter[str]]:
     return out
 
 
-def accuracy(entries: Iterable[Entry]) -> dict[str, tuple[int, int]]:
-    """Per set, (items the verdict gets right, labelled items)."""
-    out: dict[str, list[int]] = {}
+def accuracy(entries: Iterable[Entry]) -> dict[tuple[str, str], tuple[int, int]]:
+    """Per set (category ``""``) and per set and category, (items the verdict gets right, labelled items)."""
+    out: dict[tuple[str, str], list[int]] = {}
     for entry in entries:
         if entry.label is None:
             continue
-        counts = out.setdefault(entry.set, [0, 0])
-        counts[0] += bool(entry.right)
-        counts[1] += 1
-    return {name: (right, n) for name, (right, n) in out.items()}
+        for key in {(entry.set, ""), (entry.set, entry.category)}:
+            counts = out.setdefault(key, [0, 0])
+            counts[0] += bool(entry.right)
+            counts[1] += 1
+    return {key: (right, n) for key, (right, n) in out.items()}
 
 
 def _verdict_words(entry: Entry | None) -> str:
@@ -287,25 +293,37 @@ def report(reward_spec: str, changes: Sequence[Moved], limit: int | None = None)
         yield f"  ... and {len(changes) - limit} more"
 
 
+def _share(right: int, n: int) -> str:
+    low, high = wilson(right, n) or (0.0, 1.0)
+    return f"{right} / {n}: {100 * right / n:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def accuracy_markdown(ledgers: Mapping[str, Sequence[Entry]]) -> str:
+    """The table of right / labelled items per set and per category of a set, for each reward, with the 95%
+    Wilson interval: what :func:`summary_markdown` heads the ledger's README with, made from the ledgers alone."""
+    per_reward = {spec: accuracy(entries) for spec, entries in ledgers.items()}
+    keys = sorted({key for counts in per_reward.values() for key in counts},
+                  key=lambda k: ([s.name for s in LEDGER_SETS].index(k[0]) if k[0] in {s.name for s in LEDGER_SETS}
+                                 else len(LEDGER_SETS), k[0], k[1] != "", k[1]))
+    lines = ["| set | category | " + " | ".join(f"`{spec}`" for spec in ledgers) + " |",
+             "|---|---|" + "---:|" * len(ledgers)]
+    for key in keys:
+        if key[1] and sum(1 for k in keys if k[0] == key[0] and k[1]) < 2:
+            continue  # a set of one category: its row says it
+        cells = [_share(*per_reward[spec][key]) if key in per_reward[spec] else "-" for spec in ledgers]
+        lines.append(f"| {key[0] if not key[1] else ''} | {key[1] or 'all'} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def summary_markdown(ledgers: Mapping[str, Sequence[Entry]], changes: Mapping[str, Sequence[Moved]]) -> str:
-    """The ledger's README table: accuracy per set for each reward, and what the last rewrite moved."""
-    names = [s.name for s in LEDGER_SETS]
+    """The ledger's README: accuracy per set and category for each reward, and what the last rewrite moved."""
     lines = ["# Verdict ledger", "",
              "What each model-free verifier says of every labelled item the project reads, one line an item (set, "
-             "id, label, verdict, reason: `1` paid, `0` refused, `-` abstained). "
+             "id, category, label, verdict, reason: `1` paid, `0` refused, `-` abstained). "
              "`tests/harness/test_ledger.py` recomputes it and fails on any moved verdict; `tox -e ledger` rewrites "
-             "it and this page. Written by `python -m tools.ledger --write`.", "",
-             "## Right / labelled items", "",
-             "| set | " + " | ".join(f"`{spec}`" for spec in ledgers) + " |",
-             "|---|" + "---:|" * len(ledgers)]
-    per_reward = {spec: accuracy(entries) for spec, entries in ledgers.items()}
-    for name in names:
-        cells = []
-        for spec in ledgers:
-            right, n = per_reward[spec].get(name, (0, 0))
-            cells.append(f"{right} / {n} ({100 * right / n:.1f}%)" if n else "-")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", "## What the last rewrite moved", ""]
+             "it and this page (`python -m tools.ledger --write`).", "",
+             "## Right / labelled items (%, 95% Wilson interval)", "", accuracy_markdown(ledgers),
+             "## What the last rewrite moved", ""]
     for spec, moves in changes.items():
         lines += [f"- {line}" if not line.startswith("  ") else f"  - {line.strip()}"
                   for line in report(spec, moves, limit=200)]

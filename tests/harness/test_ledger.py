@@ -14,6 +14,7 @@ import pytest
 
 from harness.ledger import (
     LEDGER_DIR,
+    accuracy_markdown,
     LEDGER_REWARDS,
     LEDGER_SETS,
     Entry,
@@ -65,6 +66,22 @@ def test_the_ledger_covers_every_set_and_only_them():
     for ledger_reward in LEDGER_REWARDS:
         _, entries = read_ledger(LEDGER_DIR / ledger_reward.file)
         assert {e.key for e in entries} == {e.key for e in rule}, f"{ledger_reward.file} covers other items"
+
+
+def test_the_ledgers_readme_shows_what_the_ledgers_hold():
+    """The accuracy table of docs/ledger/README.md, per set and category with its interval, is made again from the
+    committed ledgers: a hand edit or a stale page fails."""
+    ledgers = {r.spec: read_ledger(LEDGER_DIR / r.file)[1] for r in LEDGER_REWARDS}
+    assert accuracy_markdown(ledgers) in (LEDGER_DIR / "README.md").read_text(encoding="utf-8")
+
+
+def test_accuracy_counts_each_set_and_category_apart():
+    entries = [_entry("a", "1", True, True, "v"), _entry("a", "2", True, False, "m"),
+               _entry("a", "3", False, False, "m")]
+    entries = [Entry(e.set, e.id, e.label, e.verdict, e.reason, c) for e, c in zip(entries, ("x", "x", "y"))]
+    table = accuracy_markdown({"rule": entries})
+    assert "| a | all | 2 / 3: 66.7" in table
+    assert "|  | x | 1 / 2: 50.0" in table and "|  | y | 1 / 1: 100.0" in table
 
 
 @pytest.mark.usefixtures("data_root")
@@ -135,7 +152,7 @@ def test_a_file_that_is_no_ledger_is_refused_with_what_to_do(tmp_path: Path):
     with pytest.raises(LedgerError, match="tox -e ledger"):
         read_ledger(tmp_path / "missing.tsv")
     bad = tmp_path / "bad.tsv"
-    bad.write_text("# reward: rule\nset\tid\tlabel\tverdict\treason\nprocessbench\tb\tyes\t1\tv\n")
+    bad.write_text("# reward: rule\nset\tid\tcategory\tlabel\tverdict\treason\nprocessbench\tb\tc\tyes\t1\tv\n")
     with pytest.raises(LedgerError, match="line 3"):
         read_ledger(bad)
 
