@@ -66,6 +66,17 @@ def test_a_reading_command_leaves_a_schema_4_store_byte_for_byte(old_store: Path
     assert sorted(p.name for p in old_store.parent.iterdir()) == ["runs.sqlite"]  # no journal, no new file
 
 
+def test_plot_reads_a_schema_4_store_and_writes_only_its_figures(old_store: Path, tmp_path_factory):
+    before = _digest(old_store)
+    out = tmp_path_factory.mktemp("figures") / "dynamics"
+    result = CliRunner().invoke(main, ["--store", str(old_store), "plot", "--kind", "training", RUN_A, RUN_B,
+                                       "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.with_suffix(".png").is_file() and out.with_suffix(".svg").is_file()
+    assert _digest(old_store) == before
+    assert sorted(p.name for p in old_store.parent.iterdir()) == ["runs.sqlite"]
+
+
 def test_show_names_the_run_asked_for(old_store: Path):
     """A and B differ in their negatives (perturb, group): each ``show`` names its own."""
     for ref, negatives, other in ((RUN_A, "negatives=perturb", "negatives=group"),
