@@ -6,7 +6,7 @@ import click
 
 from harness.commands.common import (
     friendly,
-    plugin_option,
+    store_option,
 )
 from harness.report import (
     Table,
@@ -16,7 +16,7 @@ from harness.report import (
 
 @click.command("ls")
 @click.argument("kind", type=click.Choice(["rewards", "suites", "trainers", "generators", "all"]), default="all")
-@plugin_option
+@store_option
 def ls_command(kind: str) -> None:
     """List registered rewards, suites, trainers and generation backends (plugins included) without importing them."""
     from harness.catalog import catalog
@@ -32,7 +32,7 @@ def ls_command(kind: str) -> None:
 @click.option("--suite", "suite_spec", help="Suite spec to check; its data is loaded and counted.")
 @click.option("--data", default=None, help="Local data file or folder for the suite.")
 @friendly
-@plugin_option
+@store_option
 def validate_command(reward_spec: str | None, suite_spec: str | None, data: str | None) -> None:
     """Check specs and data without scoring anything."""
     from harness.catalog import validate

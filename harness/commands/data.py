@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from harness.commands.common import friendly
+from harness.commands.common import friendly, store_option
 
 
 def fetch_root(root: str | None) -> Path:
@@ -28,6 +28,7 @@ def data_command() -> None:
 
 
 @data_command.command("list")
+@store_option
 def list_command() -> None:
     """Each fetchable set: its name, its files and what it is."""
     from harness.datasets.fetch import data_sets
@@ -45,6 +46,7 @@ def list_command() -> None:
                                              "https://raw.githubusercontent.com).")
 @click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True, help="Seconds per download.")
 @friendly
+@store_option
 def fetch_command(names: tuple[str, ...], root: str | None, mirror: str | None, timeout_s: float) -> None:
     """Download the named sets (all when none is named) from their public repositories at fixed commits,
     check every file's git blob SHA-1, and build the derived files from them. Files already there with the

@@ -8,7 +8,6 @@ from harness.commands.common import (
     emit,
     flipped_option,
     friendly,
-    plugin_option,
     progress,
     run_store,
     store_option,
@@ -84,7 +83,7 @@ def probe_hacking_command(ctx: click.Context, reward_spec: str, limit: int, thre
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Label only the first N triples.")
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="Labelled jsonl to write.")
 @friendly
-@plugin_option
+@store_option
 def label_command(judge_spec: str, rule_spec: str, input_file: str | None, suite_spec: str | None, data: str | None,
                   limit: int | None, output: str) -> None:
     """Hybrid labelling: keep the triples where the rule reward and the judge agree."""

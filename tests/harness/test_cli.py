@@ -145,6 +145,30 @@ def test_every_command_is_listed_and_resolves():
         assert command is not None and command.name == name, name
 
 
+def _leaf_commands(group, ctx, path=()):
+    import click
+
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from _leaf_commands(command, click.Context(command, parent=ctx), (*path, name))
+        else:
+            yield (*path, name), command
+
+
+def test_every_command_takes_store_after_its_name(tmp_path):
+    """The README promises ``--store`` before or after the command, for every command."""
+    import click
+
+    missing = [" ".join(path) for path, command in _leaf_commands(main, click.Context(main))
+               if "--store" not in {o for p in command.params for o in getattr(p, "opts", ())}]
+    assert missing == []
+    store = tmp_path / "runs.sqlite"
+    ok = CliRunner().invoke(main, ["validate", "--reward", "rule", "--store", str(store)])
+    assert ok.exit_code == 0, ok.output
+    assert not store.exists()  # a command that records nothing makes no store
+
+
 def test_eval_imports_neither_the_server_nor_the_trainers():
     """A command imports its own module only: ``harness eval`` starts without the web stack, the trainers, the
     replicas, the plots and the paper tables (their errors are known to the command line as ``UserError``)."""
