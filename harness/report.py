@@ -473,8 +473,9 @@ def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
                Estimate(c.accuracy_b, *wilson(c.accuracy_b * c.n, c.n)),  # type: ignore[misc]
                Estimate(c.difference, c.low, c.high), c.only_a, c.only_b, PValue(c.p_value),
                "yes" if c.significant() else "no"]
-        notes = ("B - A: the mean per-item difference with its 95% normal interval; McNemar: exact two-sided "
-                 "binomial test on the items right under one run only",)
+        notes = ("B - A: the mean per-item difference, with the 95% interval the exact McNemar test inverts (it "
+                 "leaves 0 out exactly when p < 0.05); McNemar: exact two-sided binomial test on the items right "
+                 "under one run only",)
     else:
         acc_a, acc_b = (next((m for m in r.metrics if m.name == "accuracy"), None) for r in (a, b))
         if acc_a is None or acc_b is None or acc_a.value is None or acc_b.value is None:

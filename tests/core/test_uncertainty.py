@@ -40,18 +40,81 @@ def test_exact_mcnemar_equals_statsmodels(only_a, only_b):
         scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0, rel=1e-9)
 
 
-def test_paired_interval_equals_scipys_normal_interval_of_the_differences():
+def test_paired_interval_is_scipys_exact_interval_of_the_flips_carried_over():
     rng = random.Random(3)
     a = [rng.random() < 0.7 for _ in range(400)]
     b = [x if rng.random() < 0.9 else not x for x in a]
     compared = u.paired_comparison(a, b)
-    diffs = [int(y) - int(x) for x, y in zip(a, b)]
-    ref_low, ref_high = scipy_stats.norm.interval(0.95, loc=sum(diffs) / len(diffs), scale=scipy_stats.sem(diffs))
-    assert compared.low == pytest.approx(ref_low) and compared.high == pytest.approx(ref_high)
+    flips = compared.only_a + compared.only_b
+    share = scipy_stats.binomtest(compared.only_b, flips).proportion_ci(confidence_level=0.95, method="exact")
+    rate = scipy_stats.binomtest(flips, 400).proportion_ci(confidence_level=0.95, method="exact")
+    low, high = 2 * share.low - 1, 2 * share.high - 1
+    assert low < high < 0  # B is worse here, by more than chance: each end scaled by the rate bound that widens it
+    assert compared.low == pytest.approx(low * rate.high, abs=1e-12)
+    assert compared.high == pytest.approx(high * rate.low, abs=1e-12)
     assert compared.difference == pytest.approx(sum(b) / 400 - sum(a) / 400)
     assert compared.only_a == sum(x and not y for x, y in zip(a, b))
     assert compared.p_value == pytest.approx(contingency.mcnemar([[0, compared.only_a], [compared.only_b, 0]],
                                                                  exact=True).pvalue)
+
+
+@pytest.mark.parametrize("successes, n", [(0, 1), (1, 1), (0, 20), (3, 20), (20, 20), (7, 8), (1, 8), (0, 2000),
+                                          (17, 2000), (1000, 2000), (4999, 5000)])
+def test_clopper_pearson_equals_statsmodels(successes, n):
+    low, high = u.clopper_pearson(successes, n)
+    ref_low, ref_high = statsmodels_proportion.proportion_confint(successes, n, alpha=0.05, method="beta")
+    assert low == pytest.approx(ref_low, abs=1e-12) and high == pytest.approx(ref_high, abs=1e-12)
+
+
+def _runs(only_a: int, only_b: int, n: int) -> tuple[list[bool], list[bool]]:
+    same = n - only_a - only_b
+    return ([True] * only_a + [False] * only_b + [True] * (same // 2) + [False] * (same - same // 2),
+            [False] * only_a + [True] * only_b + [True] * (same // 2) + [False] * (same - same // 2))
+
+
+def test_the_paired_interval_leaves_zero_out_exactly_when_the_exact_test_rejects():
+    """On a grid of discordant counts (each up to 50) and sizes from 20 to 5,000 items: the interval and the test
+    never disagree (a Wald interval does: 7 flips against 1 in 2,000 items gave [-0.6, -0.0] beside p = 0.07)."""
+    checked = rejected = 0
+    for n in (20, 57, 100, 316, 1000, 2000, 5000):
+        for only_a in range(0, 51, 1 if n <= 100 else 3):
+            for only_b in range(0, 51, 1 if n <= 100 else 3):
+                if only_a + only_b > n:
+                    continue
+                c = u.paired_comparison(*_runs(only_a, only_b, n))
+                excludes_zero = c.low > 0 or c.high < 0
+                assert excludes_zero == (c.p_value < 0.05) == c.significant(), (only_a, only_b, n, c)
+                assert c.low <= c.difference <= c.high and c.low < c.high
+                checked += 1
+                rejected += excludes_zero
+    assert checked > 3000 and 0.2 < rejected / checked < 0.9  # both outcomes are well represented
+
+
+def test_runs_with_identical_verdicts_still_have_an_interval_of_width():
+    c = u.paired_comparison(*_runs(0, 0, 2000))
+    assert c.difference == 0 and c.p_value == 1.0
+    top = statsmodels_proportion.proportion_confint(0, 2000, alpha=0.05, method="beta")[1]
+    assert c.high == pytest.approx(top) and c.low == pytest.approx(-top) and 0.0015 < c.high < 0.002
+
+
+def test_flips_all_one_way_leave_room_above_and_below_what_was_seen():
+    """12 flips, all B's way, in 300 items: significant, and the difference may be smaller or larger than 4 points
+    (the exact bounds of the flip rate scale the split's bound)."""
+    c = u.paired_comparison(*_runs(0, 12, 300))
+    share_low = statsmodels_proportion.proportion_confint(12, 12, alpha=0.05, method="beta")[0]
+    rate_low, rate_high = statsmodels_proportion.proportion_confint(12, 300, alpha=0.05, method="beta")
+    assert c.significant() and c.difference == pytest.approx(0.04)
+    assert c.low == pytest.approx((2 * share_low - 1) * rate_low) and c.high == pytest.approx(rate_high)
+    assert 0 < c.low < c.difference < c.high
+    mirrored = u.paired_comparison(*_runs(12, 0, 300))
+    assert (mirrored.low, mirrored.high) == (pytest.approx(-c.high), pytest.approx(-c.low))
+
+
+def test_seven_flips_against_one_is_no_difference_shown_by_either():
+    c = u.paired_comparison(*_runs(7, 1, 2000))  # B - A = -6 / 2000
+    assert c.difference == pytest.approx(-0.003)
+    assert c.p_value == pytest.approx(0.0703125) and not c.significant()
+    assert c.low < 0 < c.high
 
 
 def test_paired_comparison_refuses_different_items():
