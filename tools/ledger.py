@@ -13,7 +13,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.ledger import LEDGER_DIR, LEDGER_REWARDS, compute, moved, read_ledger, report, summary_markdown, write_ledger
+from harness.ledger import (
+    LEDGER_DIR,
+    LEDGER_REWARDS,
+    compute,
+    moved,
+    read_ledger,
+    report,
+    summary_markdown,
+    write_ledger,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -172,8 +172,8 @@ def real_formats(root: Path, args: Mapping[str, Any]) -> list[str]:
         for tag, paper in (("math1", "I"), ("math2", "II")):
             yield from gaokao_choice(root, f"gpt-4-0314_2010-2022_Math_{paper}_MCQs.json", tag, 3)
         for tag, paper in (("math1", "I"), ("math2", "II")):
-            yield from gaokao_blank(root, f"gpt-4-0314_2010-2022_Math_{paper}_Fill-in-the-Blank_wo_marking_criterion.json",
-                                    tag)
+            name = f"gpt-4-0314_2010-2022_Math_{paper}_Fill-in-the-Blank_wo_marking_criterion.json"
+            yield from gaokao_blank(root, name, tag)
         yield from zeroeval(root, "gemma-2-2b-it", "json", 5)
         yield from zeroeval(root, "Mistral-Nemo-Instruct-2407", "json-chat-remnant", 5)
 

@@ -8,7 +8,6 @@ The older store is the committed ``docs/cpu_scale/cooper_released/runs.sqlite`` 
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import sqlite3
 import subprocess

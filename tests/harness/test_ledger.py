@@ -138,7 +138,8 @@ def test_an_abstention_counts_as_not_correct():
 
 
 def test_a_ledger_is_read_as_written(tmp_path: Path):
-    entries = [_entry("sample", "x\ty", True, None, "a reason\nover lines"), _entry("processbench", "b", False, True, "v")]
+    entries = [_entry("sample", "x\ty", True, None, "a reason\nover lines"),
+               _entry("processbench", "b", False, True, "v")]
     path = tmp_path / "l.tsv"
     write_ledger(path, "rule:timeout=3", entries)
     spec, back = read_ledger(path)

@@ -76,7 +76,8 @@ def test_the_answer_phrase_reads_past_a_bracketed_qualifier():
 def test_chinese_markers_anchor_and_the_bare_word_does_not():
     found = extract_final_answer("所以，正确答案是 $-i$。")
     assert found is not None and (found.rule, found.text) == (Found.ANSWER_IS, "-i")
-    found = extract_final_answer("我们先把两个式子相加。这个答案不对，我们再算一遍，两边同时乘以二，得到的是多少呢？再看一看题目的条件。")
+    doubt = "我们先把两个式子相加。这个答案不对，我们再算一遍，两边同时乘以二，得到的是多少呢？再看一看题目的条件。"
+    found = extract_final_answer(doubt)
     assert found is None or found.rule is not Found.ANSWER_IS
 
 
