@@ -248,11 +248,15 @@ def comparability(a: RunRecord, b: RunRecord) -> list[str]:
     return []
 
 
-def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False) -> Table:
-    """Metrics of two runs side by side with the change and whether it is an improvement; a note says when the
-    runs scored different suites or data. ``for_reading`` (a terminal, Markdown): the columns are A and B, the runs
-    named once in the title, and the note left to the command's warning; otherwise (CSV, JSON) the columns are the
-    run ids, which a file needs."""
+def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False, paired: Any = None) -> Table:
+    """Metrics of two runs side by side with the change; a note says when the runs scored different suites or
+    data. ``for_reading`` (a terminal, Markdown): the columns are A and B, the runs named once in the title, and
+    the note left to the command's warning; otherwise (CSV, JSON) the columns are the run ids, which a file needs.
+
+    A change is called better or worse only where a test says so: the accuracy row by ``paired`` (the runs'
+    :class:`~harness.core.uncertainty.PairedComparison` on the same items), "better"/"worse" when its exact
+    McNemar test rejects at 5% and "no difference shown" otherwise. No other row has a test here, so none gets a
+    verdict: a change of -0.0 or one within the noise is not "worse"."""
     b_metrics = {m.name: m for m in b.metrics}
     rows: list[list[Any]] = []
     percent: set[tuple[int, int]] = set()
@@ -262,19 +266,23 @@ def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False) -> Tabl
             continue
         delta = None if m.value is None or other.value is None else other.value - m.value
         verdict = ""
-        if delta and m.higher_is_better is not None:
-            verdict = "better" if (delta > 0) == m.higher_is_better else "worse"
+        if m.name == "accuracy" and paired is not None:
+            verdict = ("no difference shown" if not paired.significant()
+                       else "better" if (paired.difference > 0) == bool(m.higher_is_better) else "worse")
         counts = isinstance(_value(m), int) and isinstance(_value(other), int)
         if is_share(m.name):  # a share and its change in percent (points), as everywhere accuracies are shown
             percent |= {(len(rows), 1), (len(rows), 2), (len(rows), 3)}
         rows.append([m.name, Estimate.of(m) if m.interval else _value(m),
                      Estimate.of(other) if other.interval else _value(other),
                      int(delta) if counts and delta is not None else delta, verdict])
+    tested = ("verdict: accuracy's, by the exact McNemar test on the same items at 5%; the other metrics' changes "
+              "are shown without a test, so without a verdict",)
     if for_reading:  # the runs named once: columns A and B keep each line short and the ids out of every line
         return Table(f"A = {a.id} ({a.reward}), B = {b.id} ({b.reward}); change = B - A (shares in %, change "
-                     "in points)", ["metric", "A", "B", "change", "verdict"], rows, percent_cells=frozenset(percent))
+                     "in points)", ["metric", "A", "B", "change", "verdict"], rows, percent_cells=frozenset(percent),
+                     notes=tested)
     return Table(f"{a.id} -> {b.id}", ["metric", a.id, b.id, "change", "verdict"], rows,
-                 notes=tuple(comparability(a, b)), percent_cells=frozenset(percent))
+                 notes=(*comparability(a, b), *tested), percent_cells=frozenset(percent))
 
 
 def run_summary(run: RunRecord) -> list[tuple[str, str]]:

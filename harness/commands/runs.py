@@ -23,6 +23,7 @@ from harness.report import (
     compare_table,
     flipped_table,
     items_table,
+    judged_right,
     metrics_table,
     paired_items,
     paired_table,
@@ -94,13 +95,23 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fm
     different items, an unpaired interval that says so."""
     store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
-    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"))
+    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), paired=paired_accuracy(store, a, b))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
     if fmt == "csv":  # one table a stream
         emit([compared], fmt)
         return
     emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped)], fmt)
+
+
+def paired_accuracy(store, a: RunRecord, b: RunRecord):
+    """The runs' paired comparison of accuracy when they scored the same items, else None."""
+    from harness.core.uncertainty import paired_comparison
+
+    items_a, items_b = store.items(a.id), store.items(b.id)
+    if not paired_items(a, b, items_a, items_b):
+        return None
+    return paired_comparison([judged_right(i) for i in items_a], [judged_right(i) for i in items_b])
 
 
 def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int) -> list[Table]:

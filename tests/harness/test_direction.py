@@ -94,6 +94,9 @@ def test_compare_names_a_and_b_in_the_order_given(runs):
     [accuracy] = [row for row in tables[f"{a} -> {b}"]["rows"] if row["metric"] == "accuracy"]
     assert accuracy[a] == pytest.approx(34 / 42) and accuracy[b] == pytest.approx(40 / 42)
     assert accuracy["change"] == pytest.approx(6 / 42)
+    assert accuracy["verdict"] == "no difference shown"  # 7 flips against 1: McNemar p = 0.07
+    others = [row for row in tables[f"{a} -> {b}"]["rows"] if row["metric"] != "accuracy"]
+    assert {row["verdict"] for row in others} == {""}  # no test behind them, no verdict
     # the other way round, every figure turns: B - A negative, the columns swapped
     _check_paired(_json_tables(_cli(path, "compare", b, a, "--format", "json")), 40, 34, 7, 1)
 
@@ -104,6 +107,15 @@ def test_rescore_compares_the_source_as_a_with_the_new_run_as_b(runs):
     _check_paired(tables, 34, 40, 1, 7)
     tables = _json_tables(_cli(path, "rescore", b, "--reward", "mathverify", "--format", "json"))
     _check_paired(tables, 40, 34, 7, 1)
+
+
+def test_compare_calls_a_change_better_or_worse_only_when_its_test_rejects(hard_runs):
+    """10 flips B's way against 2 (p = 0.039): B is better than A, and A worse than B."""
+    path, a, b = hard_runs
+    for first, second, verdict in ((a, b, "better"), (b, a, "worse")):
+        tables = _json_tables(_cli(path, "compare", first, second, "--format", "json"))
+        [accuracy] = [r for r in tables[f"{first} -> {second}"]["rows"] if r["metric"] == "accuracy"]
+        assert accuracy["verdict"] == verdict
 
 
 def test_the_verifiers_layout_marks_the_significant_difference_with_its_sign(hard_runs):
