@@ -236,3 +236,50 @@ def test_a_protocol_reward_says_what_its_generator_lacks():
     assert any("/no/such/verifier-model" in p for p in problems), problems
     with pytest.raises(FrozenInstanceError):  # one protocol object is shared by every reward that uses it
         xverify.XVERIFY.max_tokens = 1
+
+
+# what each protocol reads as right and as wrong, in its own label words
+VERDICT_OUTPUTS = [
+    (compass.DIRECT, "A", "B"), (compass.COT, "Final Judgment: \\boxed{A} - CORRECT", "Final Judgment: \\boxed{B}"),
+    (xverify.XVERIFY, "Correct", "Incorrect"),
+    (general_verifier.GENERAL_VERIFIER, "Final Decision: Yes", "Final Decision: No"),
+    *((p, "<think>x</think>True" if p.name.endswith("Think") else "True",
+       "<think>x</think>False" if p.name.endswith("Think") else "False") for p in tinyv.VARIANTS.values()),
+]
+
+
+@pytest.mark.parametrize("protocol, right, wrong", VERDICT_OUTPUTS, ids=lambda p: getattr(p, "name", None))
+def test_a_reading_is_scored_as_its_verdict(protocol, right, wrong):
+    paid, refused = protocol.score(right), protocol.score(wrong)
+    assert (paid.value, paid.verdict) == (1.0, True) and not paid.is_failure
+    assert (refused.value, refused.verdict) == (0.0, False)
+    assert paid.reason != refused.reason  # each keeps the verifier's own label
+
+
+def test_a_score_keeps_the_last_200_characters_of_the_output():
+    output = "x" * 300 + "y" * 195 + "Final Decision: No"
+    assert general_verifier.GENERAL_VERIFIER.score(output).detail == output[-200:]
+    assert xverify.XVERIFY.score("Maybe").detail == "Maybe"
+
+
+# the released generation settings (max new tokens, temperature), each read from the source its module names
+RELEASED_SETTINGS = {"direct": (2048, 0.0), "cot": (2048, 0.0), "xverify": (2048, 0.1), "general-verifier": (2048, 0.0),
+            "TinyV-Qwen3-1.7B": (8, 0.0), "TinyV-1.5B": (8, 0.0), "TinyV-Qwen3-1.7B-Think": (512, 0.0),
+            "TinyV-1.5B-Think": (512, 0.0)}
+
+
+def test_each_protocol_keeps_its_released_settings_and_a_reward_uses_them_unless_told():
+    protocols = [compass.DIRECT, compass.COT, xverify.XVERIFY, general_verifier.GENERAL_VERIFIER,
+                 *tinyv.VARIANTS.values()]
+    assert {p.name: (p.max_tokens, p.temperature) for p in protocols} == RELEASED_SETTINGS
+    with pytest.raises(AttributeError):
+        xverify.XVERIFY.max_tokens = 1  # type: ignore[misc]  # a caller cannot change what was released
+    reward = xverify.XVerifyReward("m", backend="openai", base_url="http://127.0.0.1:9/v1")
+    assert (reward.params.max_tokens, reward.params.temperature) == (2048, 0.1)
+    told = xverify.XVerifyReward("m", backend="openai", base_url="http://127.0.0.1:9/v1", max_tokens=64,
+                                 temperature=0.0)
+    assert (told.params.max_tokens, told.params.temperature) == (64, 0.0)
+
+
+def test_general_verifiers_answer_phrase_is_read_at_the_very_start_too():
+    assert general_verifier.student_answer("Answer: 5\nthat is all") == "5"
