@@ -331,3 +331,22 @@ def test_a_log_holds_no_terminal_colours_and_no_progress_bars(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "\x1b[" not in done.stderr and "\r" not in done.stderr and "it/s]" not in done.stderr, done.stderr[-2000:]
     assert "eval: scoring" in done.stderr  # the harness's own progress line is there
+
+
+def test_the_readmes_first_data_example_works_as_written_from_any_folder(tmp_path, monkeypatch, data_root):
+    """Its ``--data`` is read under the data root (``HARNESS_DATA_ROOT``, as the error advises), wherever the command
+    runs: from a folder that is not the checkout's parent, a path like ``../shared/data/...`` would not be found."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    usage = readme[readme.index("## Usage"):]
+    example = re.search(r"harness eval --reward rule --suite verifybench-hard \\\n\s+--data (\S+)", usage)
+    assert example is not None, "the README's first eval example changed shape"
+    elsewhere = tmp_path / "somewhere" / "else"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    result = _cli("--store", str(tmp_path / "runs.sqlite"), "eval", "--reward", "rule", "--suite", "verifybench-hard",
+                  "--data", example.group(1), env={"HARNESS_DATA_ROOT": str(data_root)})
+    assert result.exit_code == 0, result.output
+    assert "items: 316" in result.output
+
