@@ -50,7 +50,10 @@ def wilson(successes: float, n: int, level: float = LEVEL) -> tuple[float, float
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 of n (n of n) the bound is 0 (1) exactly; the float difference of centre and half leaves 1e-17
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return low, high
 
 
 def bootstrap(statistic: Callable[[Sequence[T]], float | None], rows: Sequence[T],

@@ -26,6 +26,14 @@ def test_wilson_equals_statsmodels(case):
     assert low == pytest.approx(ref_low, abs=1e-9) and high == pytest.approx(ref_high, abs=1e-9)
 
 
+def test_wilson_is_exactly_0_and_1_at_the_ends():
+    """0 of n has the lower bound 0 and n of n the upper bound 1, not 1.08e-19 or 0.9999999999999999 (a stored
+    bound that prints as 0.0 but is not 0 fails an equality and reads as a nonzero rate in JSON)."""
+    for n in range(1, 3000):
+        assert u.wilson(0, n)[0] == 0.0 and u.wilson(n, n)[1] == 1.0, n
+        assert u.wilson(0, n)[1] > 0.0 and u.wilson(n, n)[0] < 1.0  # and never a point
+
+
 def test_wilson_of_no_items_is_none():
     assert u.wilson(0, 0) is None
 
