@@ -1,6 +1,8 @@
 """Families of answers the rule reward misread: JSON answer fields, prose verdicts, qualified families, piecewise
-functions in the numeric identity stage, tuples with a ``\\pm``, a truncated formula. Each family has its rule
-(named in the test) and each case here scores as labelled, through the reward's own worker processes."""
+functions in the numeric identity stage, tuples with a ``\\pm``, a truncated formula, and the answer formats of real
+completions (money in ``$`` before an answer line, a bracketed qualifier before "is", Chinese answer markers, a
+tool's last output). Each family has its rule (named in the test) and each case here scores as labelled, through
+the reward's own worker processes."""
 
 from __future__ import annotations
 
@@ -58,6 +60,39 @@ CASES = [
     # a completion cut off inside a formula states no value
     ("truncated", "2", "We check small cases. So the condition holds when $a = 2", False),
     ("truncated", "18", "So the total is $18", True),
+    # formats of real completions (written from each format's form, not copied from a data set)
+    # money in "$" earlier in the text, then a plain answer line: an odd count of "$" is no open formula
+    ("money", "360", "He works 6 hours at $60 an hour, so he earns 6*60=$<<6*60=360>>360.\nA: 360", True),
+    ("money", "361", "He works 6 hours at $60 an hour, so he earns 6*60=$<<6*60=360>>360.\nA: 360", False),
+    ("money", "5", "Tickets cost $20 and she has a $15 voucher, so she pays $20 - $15 = $5 more.\nShe pays 5", True),
+    ("money", "360", "It costs $<<6*60=360>>360 in all, for the six of them together", True),
+    ("money", "360", "It costs $<<6*60=360>>360 in all, for the six of them together, a little", False),
+    # a qualifier in brackets between "the answer" and "is", the answer on the line after "is:"
+    ("answer_is", "18", "She sells 9 eggs a day for 2 days.\nTherefore, the answer (arabic numerals) is 18.", True),
+    ("answer_is", "18", "She sells 9 eggs a day for 2 days.\nTherefore, the answer (arabic numerals) is 19.", False),
+    ("answer_is", "110", "He spends $2640 over 24 pairs.\nTherefore, the answer (in dollars) is: \n\n$110", True),
+    ("answer_is", "110", "He spends $2640 over 24 pairs.\nTherefore, the answer (in dollars) is: \n\n$111", False),
+    ("answer_is", "40", "We count what is left.\nThe final answer is:\n\nWendy sold 40 pastries.", True),
+    ("answer_is", "40", "We count what is left.\nThe final answer is:\n\nWendy sold 41 pastries.", False),
+    # Chinese answer markers: GAOKAO-Bench's 【答案】...<eoa>, and 答案是 / 答案为
+    ("zh_marker", "D", "【解析】集合A与B的交集是{0,1,2}。所以答案是D。<eoe>\n【答案】D<eoa>", True),
+    ("zh_marker", "C", "【解析】集合A与B的交集是{0,1,2}。所以答案是D。<eoe>\n【答案】D<eoa>", False),
+    ("zh_marker", "B", "【解析】计算得到 $-1+2i$，所以答案是$-1 + 2i$。 <eoe>\n【答案】: B <eoa>", True),
+    ("zh_marker", "A", "【解析】计算得到 $-1+2i$，所以答案是$-1 + 2i$。 <eoe>\n【答案】: B <eoa>", False),
+    ("zh_marker", "\\frac{2}{3}", "【解析】所以概率为 4/6=2/3。<eoe>\n【答案】$\\frac{2}{3}$<eoa>", True),
+    ("zh_marker", "\\frac{2}{3}", "【解析】所以概率为 4/6=2/3。<eoe>\n【答案】$\\frac{3}{4}$<eoa>", False),
+    ("zh_marker", "6", "解这个方程，我们得到 $n+1 = 7$，因此 $n = 6$。\n<eoe>\n【答案】6<eoa>", True),
+    ("zh_marker", "7", "解这个方程，我们得到 $n+1 = 7$，因此 $n = 6$。\n<eoe>\n【答案】6<eoa>", False),
+    ("zh_marker", "12", "两组人数相加，所以答案为12。", True),
+    ("zh_marker", "13", "两组人数相加，所以答案为12。", False),
+    # the marker opens a derivation ("...如下：") whose last value is the answer
+    ("zh_marker", "100", "【答案】\n首先，我们解这个方程组：\n$d=2$，$a_1=1$\n所以 $S_{10}=5(1+19)=100$。<eoa>", True),
+    ("zh_marker", "19", "【答案】\n首先，我们解这个方程组：\n$d=2$，$a_1=1$\n所以 $S_{10}=5(1+19)=100$。<eoa>", False),
+    # a tool-integrated solution that ends on its output, with no number after it
+    ("output", "3", "```python\nprint(75 * 80 / 2000)\n```\n```output\n3.0\n```\nThree trucks are needed.", True),
+    ("output", "4", "```python\nprint(75 * 80 / 2000)\n```\n```output\n3.0\n```\nThree trucks are needed.", False),
+    # prose after the output that states another number: the output is not the answer
+    ("output", "3", "```python\nprint(75 * 80 / 2000)\n```\n```output\n3.0\n```\nSo 4 trucks, one spare.", False),
 ]
 
 
