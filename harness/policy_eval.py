@@ -223,11 +223,14 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
 
 def policy_metrics(items: Sequence[Any], benchmarks: Sequence[str]) -> list[Any]:
     """A policy's accuracy per benchmark and overall from its stored samples: per problem the share of its samples
-    judged right, then the mean over problems, with the 95% normal interval of that mean's standard error over
-    problems (lm-evaluation-harness's stderr; samples of one problem are not independent). Overall: the mean over
-    benchmarks (Table 3's Avg), its interval from theirs."""
+    judged right, then the mean over problems, with the 95% Wilson interval of that mean over the n problems (the
+    samples of one problem are not independent draws, so n counts problems). With one sample a problem it is
+    exactly Wilson over problems; with several, a per-problem share lies in [0, 1], so its variance is at most
+    m(1 - m) and the interval is conservative. Unlike the normal interval of the standard error, it never
+    collapses: 0 of 3 problems right is [0.0, 56.1], not [0.0, 0.0]. Overall: the mean over benchmarks (Table 3's
+    Avg), with the normal interval their intervals imply."""
     from harness.core.store import Metric
-    from harness.core.uncertainty import mean_and_stderr, normal_interval
+    from harness.core.uncertainty import half_width_stderr, normal_interval, wilson
     from suites.math_benchmarks import display_name
 
     per_problem: dict[str, dict[str, list[bool]]] = {}
@@ -239,15 +242,14 @@ def policy_metrics(items: Sequence[Any], benchmarks: Sequence[str]) -> list[Any]
         problems = per_problem.get(bench, {})
         if not problems:
             continue
-        mean, stderr = mean_and_stderr([sum(v) / len(v) for v in problems.values()])
-        low, high = normal_interval(mean, stderr) or (None, None)
-        rows.append(Metric(f"accuracy/{display_name(bench)}", mean, True, len(problems), "by_category",
-                           None if low is None else max(0.0, low), None if high is None else min(1.0, high)))
+        mean = sum(sum(v) / len(v) for v in problems.values()) / len(problems)
+        low, high = wilson(mean * len(problems), len(problems))  # type: ignore[misc]
+        rows.append(Metric(f"accuracy/{display_name(bench)}", mean, True, len(problems), "by_category", low, high))
         means.append(mean)
-        errors.append(stderr)
+        errors.append(half_width_stderr((low, high)))
     if means:
         mean = sum(means) / len(means)
-        se = (sum(e * e for e in errors) ** 0.5 / len(errors)) if all(e is not None for e in errors) else None
+        se = sum(e * e for e in errors) ** 0.5 / len(errors)
         low, high = normal_interval(mean, se) or (None, None)
         rows.append(Metric("accuracy", mean, True, sum(len(p) for p in per_problem.values()), "overall",
                            None if low is None else max(0.0, low), None if high is None else min(1.0, high)))

@@ -171,18 +171,33 @@ def test_the_95_percent_intervals_use_the_two_sided_z():
     assert wilson(0, 3) == (0.0, pytest.approx(2 * edge))
 
 
-def test_a_policys_interval_is_the_95_percent_normal_interval_over_problems():
-    """Four problems with 2 samples each, right 2, 0, 1, 2 times: per-problem rates 1, 0, .5, 1."""
+def _policy_items(samples: dict[str, list[bool]], bench: str = "gsm8k") -> list[ItemRow]:
+    return [ItemRow(k, f"{bench}/{p}/{s}", bench, None, 1.0, v, "verified", None, 0.0)
+            for k, (p, s, v) in enumerate((p, s, v) for p, vs in samples.items() for s, v in enumerate(vs))]
+
+
+def test_a_policys_interval_is_the_95_percent_wilson_interval_over_problems():
+    """Four problems with 2 samples each, right 2, 0, 1, 2 times: per-problem rates 1, 0, .5, 1, mean .625 over
+    4 problems; statsmodels' Wilson interval of 2.5 of 4 at z = 1.96."""
+    from statsmodels.stats.proportion import proportion_confint
+
     rates = {"p1": [True, True], "p2": [False, False], "p3": [True, False], "p4": [True, True]}
-    items = [ItemRow(k, f"gsm8k/{p}/{s}", "gsm8k", None, 1.0, v, "verified", None, 0.0)
-             for k, (p, s, v) in enumerate((p, s, v) for p, vs in rates.items() for s, v in enumerate(vs))]
-    [per_bench, overall] = policy_metrics(items, ["gsm8k"])
-    per_problem = [1.0, 0.0, 0.5, 1.0]
-    low, high = stats.norm.interval(0.95, loc=0.625, scale=stats.sem(per_problem))
+    [per_bench, overall] = policy_metrics(_policy_items(rates), ["gsm8k"])
+    low, high = proportion_confint(2.5, 4, alpha=0.05, method="wilson")
     assert per_bench.value == pytest.approx(0.625) and per_bench.n == 4
-    assert (per_bench.low, per_bench.high) == (pytest.approx(max(0.0, low)), pytest.approx(min(1.0, high)))
-    assert (overall.low, overall.high) == (per_bench.low, per_bench.high)  # one benchmark: its own interval
+    assert (per_bench.low, per_bench.high) == (pytest.approx(low), pytest.approx(high))
+    assert overall.low == pytest.approx(max(0.0, 0.625 - Z95 * half_width_stderr((low, high))))
     assert isinstance(per_bench, Metric)
+
+
+def test_a_policys_interval_never_collapses():
+    """0 of 3 problems right: the normal interval of a standard error of 0 printed 0.0 [0.0, 0.0]."""
+    for samples in ({"p1": [False], "p2": [False], "p3": [False]}, {"p1": [True] * 4, "p2": [True] * 4}):
+        [per_bench, overall] = policy_metrics(_policy_items(samples), ["gsm8k"])
+        assert per_bench.low < per_bench.high and overall.low < overall.high
+        assert per_bench.low <= per_bench.value <= per_bench.high
+    [none_right, _] = policy_metrics(_policy_items({"p1": [False], "p2": [False], "p3": [False]}), ["gsm8k"])
+    assert (none_right.low, none_right.high) == (0.0, pytest.approx(0.5615, abs=1e-4))
 
 
 # -- the server client: which answers are tried again, and the token --------------------------------------------
