@@ -180,8 +180,8 @@ def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
                                                for row in rows for v in row) else ())
 
 
-INTERVAL_NOTE = ("[low, high]: the 95% interval (Wilson for a share of items, a seeded bootstrap over items for F1, "
-                 "AUROC, ECE and macro accuracy); ± a standard error (policies: over problems) or a standard "
+INTERVAL_NOTE = ("[low, high]: the 95% interval (Wilson for a share of items or, for a policy, of its mean over "
+                 "problems; a seeded bootstrap over items for F1, AUROC, ECE and macro accuracy); ± a standard "
                  "deviation (over seeds), as the column says")
 
 
