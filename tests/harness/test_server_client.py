@@ -120,3 +120,26 @@ score_answers = st.one_of(json_values, st.fixed_dictionaries(
 def test_no_answer_to_score_a_server_can_send_raises(answer):
     scores = read_answer(score_answer, answer, 2, "u")
     assert len(scores) == 2 and all(s.value is None or 0.0 <= s.value <= 1.0 for s in scores)
+
+
+def test_a_client_needs_a_connection_and_closes_whether_or_not_it_was_used():
+    with pytest.raises(ValueError, match="connections"):
+        server_client.ServerClient("http://127.0.0.1:9", connections=0)
+    one = server_client.ServerClient("http://127.0.0.1:9", connections=1)
+    one.close()  # never used: nothing to close, nothing raised
+    used = server_client.ServerClient("http://127.0.0.1:9", connections=1)
+    client = used.client
+    used.close()
+    assert client.is_closed and used._client is None
+
+
+def test_the_retry_delays_wait_longer_each_time():
+    delays = server_client.RETRY_DELAYS_S
+    assert len(delays) >= 2 and all(0 < a < b for a, b in zip(delays, delays[1:]))
+
+
+def test_an_abstention_in_an_answer_is_read_as_one():
+    [score] = score_answer({"scores": [{"value": None, "verdict": None, "reason": "unparsed"}]}, 1)
+    assert (score.value, score.verdict, score.reason) == (None, None, "unparsed") and not score.is_failure
+    [paid] = score_answer({"scores": [{"value": 1.0, "verdict": True, "reason": "verified"}]}, 1)
+    assert (paid.value, paid.verdict) == (1.0, True)
