@@ -9,8 +9,12 @@ significance marks. The counts come from the verdict ledger (docs/ledger), which
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 import threading
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from statistics import NormalDist
 
@@ -269,3 +273,57 @@ def test_remote_sends_the_token_of_the_environment_and_an_option_overrides_it(sc
     _score_once(url)
     sent = [h.get("Authorization") for h in _Scripted.seen]
     assert sent == ["Bearer from-the-environment", "Bearer from-the-option", None]
+
+
+# -- what each column shows, in every format ---------------------------------------------------------------------
+def _percent(successes: int, n: int) -> tuple[str, str, str]:
+    low, high = wilson(successes, n)
+    return f"{100 * successes / n:.1f}", f"{100 * low:.1f}", f"{100 * high:.1f}"
+
+
+def test_the_paired_row_gives_each_run_its_own_wilson_interval(runs):
+    path, a, b = runs
+    [paired] = _json_tables(_cli(path, "compare", a, b, "--format", "json"))["Accuracy, B against A"]["rows"]
+    assert (paired["A low"], paired["A high"]) == tuple(pytest.approx(x) for x in wilson(34, 42))
+    assert (paired["B low"], paired["B high"]) == tuple(pytest.approx(x) for x in wilson(40, 42))
+
+
+def test_markdown_and_csv_print_each_bound_as_the_json_holds_it(runs):
+    """mathverify 34 of 42 and rule 40 of 42: the terminal's and Markdown's "95.2 [84.2, 98.7]", CSV's columns."""
+    path, a, b = runs
+    text = _cli(path, "runs", "--format", "markdown")
+    for run_id, right in ((a, 34), (b, 40)):
+        value, low, high = _percent(right, 42)
+        [line] = [line for line in text.splitlines() if run_id in line]
+        assert f"{value} [{low}, {high}]" in line
+    rows = list(csv.DictReader(io.StringIO(_cli(path, "runs", "--format", "csv"))))
+    by_run = {row["run"]: row for row in rows}
+    for run_id, right in ((a, 34), (b, 40)):
+        value, low, high = _percent(right, 42)
+        assert (by_run[run_id]["accuracy"], by_run[run_id]["accuracy low"], by_run[run_id]["accuracy high"]) == \
+            (value, low, high)
+
+
+def test_markdown_notes_are_numbered_from_one(runs):
+    path, a, b = runs
+    text = _cli(path, "show", a, "--format", "markdown")
+    notes = [line for line in text.splitlines() if re.match(r"^\d+\. ", line)]
+    assert notes and notes[0].startswith("1. ")
+    assert [int(line.split(".")[0]) for line in notes] == list(range(1, len(notes) + 1))
+
+
+def test_comparability_names_what_differs_and_nothing_when_nothing_does(runs, hard_runs):
+    from harness.report import comparability
+
+    path, a, b = runs
+    store = RunStore(path)
+    ra, rb = store.get(a), store.get(b)
+    assert comparability(ra, rb) == [] and comparability(rb, ra) == []
+    hard = RunStore(hard_runs[0]).get(hard_runs[1])
+    for first, second in ((ra, hard), (hard, ra)):  # either way round
+        [why] = comparability(first, second)
+        assert "different suites" in why and first.suite in why and second.suite in why
+    other_data = replace(ra, data_hash="0" * 64)
+    for first, second in ((ra, other_data), (other_data, ra)):
+        [why] = comparability(first, second)
+        assert "different data" in why
