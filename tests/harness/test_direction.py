@@ -327,3 +327,37 @@ def test_comparability_names_what_differs_and_nothing_when_nothing_does(runs, ha
     for first, second in ((ra, other_data), (other_data, ra)):
         [why] = comparability(first, second)
         assert "different data" in why
+
+
+def test_an_estimate_prints_its_spread_only_when_it_has_one():
+    from harness.report import Estimate
+
+    assert Estimate(0.5, 0.4, 0.6).text(100, 1) == "50.0 [40.0, 60.0]"
+    assert Estimate(0.5, spread="sd", error=0.02).text(100, 1) == "50.0 ± 2.0"
+    assert Estimate(0.5, error=0.02).text(100, 1) == "50.0"  # an error without its kind is no spread
+    assert Estimate(0.5, 0.4, 0.6, spread="sd").text(100, 1) == "50.0 [40.0, 60.0]"  # a kind without an error
+
+
+def test_the_library_compare_table_names_its_columns_by_run_for_files(runs):
+    from harness.report import compare_table
+
+    path, a, b = runs
+    store = RunStore(path)
+    table = compare_table(store.get(a), store.get(b))
+    assert table.headers == ["metric", a, b, "change", "verdict"]
+
+
+def test_a_flipped_items_completion_is_shown_whole_when_short_and_by_its_end_when_long(runs):
+    from harness.core.store import ItemText
+    from harness.report import flipped_table
+
+    path, a, b = runs
+    store = RunStore(path)
+    items_a, items_b = store.items(a), store.items(b)
+    flips = [x.idx for x, y in zip(items_a, items_b) if (x.verdict is True) != (y.verdict is True)][:2]
+    short, long = "The answer is 7.", "We work it out. " * 10 + "The answer is 7."
+    texts = {x.idx: ItemText("q", "7", "x") for x in items_a} | {i: ItemText("q", "7", text)
+                                                                  for i, text in zip(flips, (short, long))}
+    shown = {row[0]: row[-1] for row in flipped_table(store.get(a), items_a, items_b, None, texts).rows}
+    assert shown[flips[0]] == short
+    assert shown[flips[1]] == "…" + long[-80:]

@@ -143,3 +143,15 @@ def test_an_abstention_in_an_answer_is_read_as_one():
     assert (score.value, score.verdict, score.reason) == (None, None, "unparsed") and not score.is_failure
     [paid] = score_answer({"scores": [{"value": 1.0, "verdict": True, "reason": "verified"}]}, 1)
     assert (paid.value, paid.verdict) == (1.0, True)
+
+
+def test_a_timeout_must_be_positive():
+    for timeout in (0, -1.0):
+        with pytest.raises(ValueError, match="timeout"):
+            server_client.ServerClient("http://127.0.0.1:9", timeout_s=timeout)
+
+
+def test_a_score_that_abstains_by_half_is_no_answer():
+    for half in ({"value": 1.0, "verdict": None, "reason": "x"}, {"value": None, "verdict": True, "reason": "x"}):
+        [score] = read_answer(score_answer, {"scores": [half]}, 1, "http://x")
+        assert score.is_failure and "abstains by half" in score.detail
