@@ -155,3 +155,27 @@ def test_a_score_that_abstains_by_half_is_no_answer():
     for half in ({"value": 1.0, "verdict": None, "reason": "x"}, {"value": None, "verdict": True, "reason": "x"}):
         [score] = read_answer(score_answer, {"scores": [half]}, 1, "http://x")
         assert score.is_failure and "abstains by half" in score.detail
+
+
+def _answering(status: int, body: str) -> server_client.ServerClient:
+    """A client whose every request gets ``status`` and ``body``, through httpx's own mock transport."""
+    import httpx
+
+    client = server_client.ServerClient("http://127.0.0.1:9/score", timeout_s=1)
+    client._client = httpx.Client(transport=httpx.MockTransport(lambda request: httpx.Response(status, text=body)))
+    return client
+
+
+@pytest.mark.parametrize("status, body, quoted", [
+    (404, "x" * 1000, 300),  # an error page: its first 300 characters
+    (200, "x" * 1000, 200),  # not JSON: its first 200, quoted
+    (200, "[" + ", ".join(['"x"'] * 400) + "]", 200),  # JSON that is not an answer: its first 200
+])
+def test_a_failed_answer_quotes_a_bounded_part_of_what_the_server_sent(status, body, quoted):
+    client = _answering(status, body)
+    try:
+        [score] = client.post({"items": []}, 1, score_answer)
+    finally:
+        client.close()
+    assert score.is_failure
+    assert body[:quoted] in score.detail and body[: quoted + 1] not in score.detail
