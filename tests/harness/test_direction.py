@@ -354,10 +354,76 @@ def test_a_flipped_items_completion_is_shown_whole_when_short_and_by_its_end_whe
     path, a, b = runs
     store = RunStore(path)
     items_a, items_b = store.items(a), store.items(b)
-    flips = [x.idx for x, y in zip(items_a, items_b) if (x.verdict is True) != (y.verdict is True)][:2]
-    short, long = "The answer is 7.", "We work it out. " * 10 + "The answer is 7."
-    texts = {x.idx: ItemText("q", "7", "x") for x in items_a} | {i: ItemText("q", "7", text)
-                                                                  for i, text in zip(flips, (short, long))}
+    flips = [x.idx for x, y in zip(items_a, items_b) if (x.verdict is True) != (y.verdict is True)][:4]
+    ends = ("The answer is 7.", "x" * 80, "y" * 81, "We work it out. " * 10 + "The answer is 7.")
+    texts = {x.idx: ItemText("q", "7", "x") for x in items_a} | dict(zip(flips, (ItemText("q", "7", e) for e in ends)))
     shown = {row[0]: row[-1] for row in flipped_table(store.get(a), items_a, items_b, None, texts).rows}
-    assert shown[flips[0]] == short
-    assert shown[flips[1]] == "…" + long[-80:]
+    assert [shown[i] for i in flips] == [ends[0], ends[1], "…" + ends[2][-80:], "…" + ends[3][-80:]]
+
+
+def test_show_items_gives_a_completion_whole_up_to_60_characters_and_its_end_beyond(runs):
+    from harness.core.store import ItemText
+    from harness.report import items_table
+
+    path, a, _ = runs
+    store = RunStore(path)
+    items = store.items(a)[:3]
+    ends = ("x" * 60, "y" * 61, "z" * 20 + "\n" + "w" * 50)
+    kept = {it.idx: ItemText("q", "7", end) for it, end in zip(items, ends)}
+    rows = items_table(store.get(a), items, False, kept).rows
+    assert [row[-1] for row in rows] == [ends[0], "…" + ends[1][-60:], "…" + ends[2][-60:].replace("\n", " ")]
+    assert [row[-1] for row in items_table(store.get(a), items, True, kept).rows] == list(ends)
+
+
+def test_show_names_a_commit_as_clean_changed_or_unknown():
+    from harness.report import _commit_text
+
+    assert _commit_text({"commit": "0abc", "dirty": "false"}) == "0abc"
+    assert _commit_text({"commit": "0abc", "dirty": "true"}) == "0abc (with uncommitted changes)"
+    assert _commit_text({"commit": "0abc"}) == "0abc (changes unknown)"
+    assert _commit_text({"commit": "zzz9", "dirty": "unknown"}) == "zzz9 (changes unknown)"
+    assert _commit_text({}) == "unknown"
+
+
+def test_csv_gives_a_figure_that_is_no_share_as_json_does(tmp_path):
+    """A mean that is no share (valid pairs per update, over seeds, with its spread) is printed as it is: CSV's cell
+    is JSON's number, not a percentage and not rescaled. The committed training store of the third Cooper test."""
+    import shutil
+    from pathlib import Path
+
+    store = tmp_path / "runs.sqlite"
+    shutil.copyfile(Path(__file__).resolve().parents[2] / "docs/cpu_scale/cooper_released/runs.sqlite", store)
+    [table] = json.loads(_cli(store, "tables", "--layout", "training", "--format", "json"))
+    rows = list(csv.DictReader(io.StringIO(_cli(store, "tables", "--layout", "training", "--format", "csv"))))
+    assert len(rows) == len(table["rows"])
+    pairs = [(exact, printed) for exact, printed in zip(table["rows"], rows) if exact["valid pairs/update"]]
+    assert len(pairs) >= 2  # the Cooper settings; the static and rule rows make no pairs
+    for exact, printed in pairs:
+        for column in ("valid pairs/update", "valid pairs/update sd"):
+            assert exact[column] > 0.1 and float(printed[column]) == pytest.approx(exact[column], abs=1e-4), column
+
+
+def test_an_unpaired_difference_has_the_normal_interval_of_both_runs_intervals(runs, hard_runs):
+    """Runs on different items (the sample suite and the VerifyBench-Hard subset): no paired test, and B - A's
+    interval is the normal one from the two Wilson intervals' half-widths."""
+    path, a, _ = runs
+    hard_path, _, hard_b = hard_runs
+    merged = path.parent / "merged.sqlite"
+    RunStore(path).export(merged)
+    import sqlite3
+
+    with sqlite3.connect(merged) as db:
+        db.execute("ATTACH ? AS other", (str(hard_path),))
+        for table in ("runs", "items", "metrics", "texts", "owners"):
+            db.execute(f"INSERT OR IGNORE INTO {table} SELECT * FROM other.{table} WHERE run_id = ?"
+                       if table != "runs" else f"INSERT OR IGNORE INTO runs SELECT * FROM other.runs WHERE id = ?",
+                       (hard_b,))
+    tables = _json_tables(_cli(merged, "compare", a, hard_b, "--format", "json"))
+    [row] = tables["Accuracy, B against A"]["rows"]
+    assert row["comparison"] == "unpaired (different items)"
+    ia, ib = wilson(34, 42), wilson(291, 316)
+    se = (half_width_stderr(ia) ** 2 + half_width_stderr(ib) ** 2) ** 0.5
+    difference = 291 / 316 - 34 / 42
+    assert row["B - A"] == pytest.approx(difference)
+    assert (row["B - A low"], row["B - A high"]) == (pytest.approx(difference - Z95 * se),
+                                                     pytest.approx(difference + Z95 * se))
