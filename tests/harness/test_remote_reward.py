@@ -82,3 +82,34 @@ def test_a_refused_token_is_an_error_at_the_first_call():
 def test_a_url_that_is_not_http_is_refused_when_built():
     with pytest.raises(ValueError, match="http"):
         build_reward("remote:url=localhost:8000")
+
+
+def test_the_remote_rewards_defaults_are_the_ones_the_readme_documents():
+    """The README's table of reward options is the contract a user reads: timeout 180 s, batch_size 1,
+    concurrency 16, threshold 0.5."""
+    import inspect
+    from pathlib import Path
+
+    from rewards.remote import ServedReward
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    [row] = [line for line in readme.splitlines() if line.startswith("| `remote` |")]
+    options = r"`(timeout|batch_size|concurrency|threshold)` \((\d+(?:\.\d+)?)"
+    documented = {k: float(v) for k, v in re.findall(options, row)}
+    defaults = {k: p.default for k, p in inspect.signature(ServedReward).parameters.items() if k in documented}
+    assert documented == {"timeout": 180.0, "batch_size": 1.0, "concurrency": 16.0, "threshold": 0.5}
+    assert defaults == documented
+
+
+@pytest.mark.parametrize("option", ["batch_size=0", "concurrency=0", "timeout=0", "timeout=-1"])
+def test_each_bound_of_the_remote_reward_is_refused_alone(option):
+    with pytest.raises(ValueError):
+        build_reward(f"remote:url=http://127.0.0.1:9/get_reward,{option}")
+
+
+def test_the_remote_reward_takes_one_connection_and_scores_no_items_without_asking():
+    reward = build_reward("remote:url=http://127.0.0.1:9/get_reward,concurrency=1")  # nothing listens there
+    try:
+        assert reward.score([]) == []
+    finally:
+        reward.close()
