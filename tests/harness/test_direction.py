@@ -421,9 +421,36 @@ def test_an_unpaired_difference_has_the_normal_interval_of_both_runs_intervals(r
     tables = _json_tables(_cli(merged, "compare", a, hard_b, "--format", "json"))
     [row] = tables["Accuracy, B against A"]["rows"]
     assert row["comparison"] == "unpaired (different items)"
+    assert row["significant"] == "no"  # +11.1 points, but its interval [-0.9, +23.2] holds 0
     ia, ib = wilson(34, 42), wilson(291, 316)
     se = (half_width_stderr(ia) ** 2 + half_width_stderr(ib) ** 2) ** 0.5
     difference = 291 / 316 - 34 / 42
     assert row["B - A"] == pytest.approx(difference)
     assert (row["B - A low"], row["B - A high"]) == (pytest.approx(difference - Z95 * se),
                                                      pytest.approx(difference + Z95 * se))
+
+
+def test_csv_prints_a_change_in_points_as_the_table_does(runs):
+    path, a, b = runs
+    rows = list(csv.DictReader(io.StringIO(_cli(path, "compare", a, b, "--format", "csv"))))
+    [accuracy] = [row for row in rows if row["metric"] == "accuracy"]
+    assert accuracy["change"] == f"{100 * 6 / 42:.1f}"
+
+
+def test_runs_on_different_data_are_not_paired_even_with_the_same_item_ids(tmp_path):
+    """The sample suite and a copy of it with one completion changed: the same ids, labels and order, other data."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "suites" / "data" / "sample.jsonl"
+    lines = sample.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["completion"] += " (checked twice)"
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n", encoding="utf-8")
+    store = RunStore(tmp_path / "runs.sqlite")
+    a = evaluate_reward(EvalRequest("rule", "sample"), store)
+    b = evaluate_reward(EvalRequest("rule", "sample", data=str(changed)), store)
+    assert [i.uid for i in store.items(a.id)] == [i.uid for i in store.items(b.id)]
+    [row] = _json_tables(_cli(tmp_path / "runs.sqlite", "compare", a.id, b.id, "--format", "json"))[
+        "Accuracy, B against A"]["rows"]
+    assert row["comparison"] == "unpaired (different items)"
