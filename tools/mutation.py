@@ -66,8 +66,9 @@ MODULES: dict[str, list[str]] = {
     "harness/commands/evaluation.py": [_DIRECTION, "tests/harness/test_rescore.py", "tests/harness/test_cli.py"],
     "harness/rescoring.py": [_DIRECTION, "tests/harness/test_rescore.py"],
 }
+# docs/ travels (15 MB): tests read the committed stores and reports beside the code
 _IGNORED = shutil.ignore_patterns(".git", ".tox", ".venv", "venv", "runs", "mutants", "__pycache__", ".old",
-                                  ".pytest_cache", ".benchmarks", ".hypothesis", "*.egg-info", "build", "docs")
+                                  ".pytest_cache", ".benchmarks", ".hypothesis", "*.egg-info", "build")
 
 
 def wilson(killed: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -208,6 +209,18 @@ def replay_module(previous: dict, timeout_s: float, source: Path = REPO) -> dict
             "replayed_from": previous.get("label", "before")}
 
 
+def replay_survivors(previous: dict, timeout_s: float, source: Path = REPO) -> dict:
+    """An earlier result with its survivors run again by their diffs against the tests as they are now (the
+    killed stay killed: tests are only added): what new tests kill of what was left alive, without running the
+    whole sample again."""
+    survivors = [m for m in previous["mutants"] if m["test_outcome"] == "survived" and not m["in_annotation"]]
+    replayed = replay_module({**previous, "mutants": survivors}, timeout_s, source)
+    again = {m["job"]: m for m in replayed["mutants"]}
+    return {**previous, "tests": replayed["tests"], "seconds": replayed["seconds"],
+            "mutants": [again.get(m["job"], m) for m in previous["mutants"]],
+            "replayed_from": previous.get("label", "before"), "replayed": "survivors"}
+
+
 def summary(result: dict) -> dict:
     """Killed and survived among the mutants that can change behaviour: a mutant inside a type annotation is
     counted apart (``in_annotation``), and so is an incompetent one (it does not even import)."""
@@ -252,6 +265,7 @@ def main() -> None:
     parser.add_argument("--report", type=Path, default=None, help="print the tables of the results in this folder")
     parser.add_argument("--replay", default=None, help="run the mutants of results-REPLAY.json again (the same "
                                                        "mutants, by their diffs) instead of drawing a sample")
+    parser.add_argument("--survivors-only", action="store_true", help="with --replay: run only its survivors again")
     args = parser.parse_args()
     if args.report is not None:
         print(report(args.report), end="")
@@ -265,7 +279,9 @@ def main() -> None:
         if args.replay:
             earlier = json.loads((args.out / f"results-{args.replay}.json").read_text(encoding="utf-8"))
             [previous] = [r for r in earlier if r["module"] == module]
-            result = replay_module(previous, args.timeout, args.tree)
+            previous = {**previous, "label": args.replay}
+            result = (replay_survivors(previous, args.timeout, args.tree) if args.survivors_only
+                      else replay_module(previous, args.timeout, args.tree))
         else:
             result = run_module(module, MODULES[module], args.sample, args.seed, args.timeout, args.tree,
                                 args.live_only)
