@@ -47,3 +47,9 @@ def test_the_second_sets_table_is_made_again_from_its_committed_results():
     text = (DOCS / "README.md").read_text(encoding="utf-8")
     table = text.split("<!-- table clients-and-figures -->\n")[1].split("<!-- /table -->")[0]
     assert table == report(DOCS / "clients-and-figures")
+
+
+def test_the_decided_modules_table_is_made_again_from_its_committed_results():
+    text = (DOCS / "README.md").read_text(encoding="utf-8")
+    table = text.split("<!-- table decided -->\n")[1].split("<!-- /table -->")[0]
+    assert table == report(DOCS / "decided")

@@ -220,3 +220,12 @@ def test_each_user_facing_error_ends_a_command_in_one_line(error):
         friendly(command)()
     with pytest.raises(KeyError):  # anything else keeps its traceback
         friendly(lambda: (_ for _ in ()).throw(KeyError("a bug")))()
+
+
+@pytest.mark.parametrize("command, default", [(["runs"], 50), (["tables", "--layout", "verifiers"], 10)])
+def test_a_listing_limit_is_at_least_one_and_its_default_is_shown(tmp_path, command, default):
+    store = str(tmp_path / "runs.sqlite")
+    refused = CliRunner().invoke(main, ["--store", store, *command, "--limit", "0"])
+    assert refused.exit_code == 2 and "--limit" in refused.output
+    shown = CliRunner().invoke(main, [command[0], "--help"])
+    assert shown.exit_code == 0 and f"default: {default}" in shown.output
