@@ -229,3 +229,26 @@ def test_a_listing_limit_is_at_least_one_and_its_default_is_shown(tmp_path, comm
     assert refused.exit_code == 2 and "--limit" in refused.output
     shown = CliRunner().invoke(main, [command[0], "--help"])
     assert shown.exit_code == 0 and f"default: {default}" in shown.output
+
+
+def test_a_limit_of_one_lists_one_run_and_compare_lists_50_flips_by_default(tmp_path):
+    store = str(tmp_path / "runs.sqlite")
+    for _ in range(2):
+        assert CliRunner().invoke(main, ["--store", store, "eval", "--reward", "rule", "--suite", "sample",
+                                         "--limit", "4"]).exit_code == 0
+    [listed] = json.loads(CliRunner().invoke(main, ["--store", store, "runs", "--limit", "1", "--format",
+                                                     "json"]).stdout)
+    assert len(listed["rows"]) == 1
+    assert "default: 50" in CliRunner().invoke(main, ["compare", "--help"]).output
+
+
+def test_tables_without_runs_say_so_and_the_papers_rows_alone_need_no_store(tmp_path):
+    missing = str(tmp_path / "none.sqlite")
+    refused = CliRunner().invoke(main, ["--store", missing, "tables", "--layout", "verifybench"])
+    assert refused.exit_code != 0 and "no run store" in refused.output
+    papers = CliRunner().invoke(main, ["--store", missing, "tables", "--layout", "verifybench", "--published", "all"])
+    assert papers.exit_code == 0, papers.output
+    empty = tmp_path / "empty.sqlite"
+    RunStore(empty).abort("none", "failed", "a write that makes the store")
+    nothing = CliRunner().invoke(main, ["--store", str(empty), "tables", "--layout", "verifybench"])
+    assert nothing.exit_code == 2 and "no complete reward-eval runs of suite 'verifybench'" in nothing.output
