@@ -252,3 +252,8 @@ def test_codes_read_off_the_words_are_those_of_the_draws(n, seed, resamples, kin
     assert u._many_codes(random.Random(seed), codes, n * resamples) == expected
     assert u._resampled_codes(codes, resamples, seed) == expected
     assert u._many_codes(random.Random(seed), codes[:-1] + b"\xff", n) is None
+
+
+def test_equal_paired_differences_give_their_value_and_no_inverted_interval():
+    mean, low, high = u.paired_t_interval([0.1, 0.1, 0.1])
+    assert (mean, low, high) == (pytest.approx(0.1), pytest.approx(0.1), pytest.approx(0.1)) and low <= high

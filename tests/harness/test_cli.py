@@ -1,5 +1,7 @@
 """The harness command, through click's runner, on the packaged suite and the real VerifyBench-Hard subset."""
 
+import csv
+import io
 import json
 import shutil
 from pathlib import Path
@@ -252,3 +254,15 @@ def test_tables_without_runs_say_so_and_the_papers_rows_alone_need_no_store(tmp_
     RunStore(empty).abort("none", "failed", "a write that makes the store")
     nothing = CliRunner().invoke(main, ["--store", str(empty), "tables", "--layout", "verifybench"])
     assert nothing.exit_code == 2 and "no complete reward-eval runs of suite 'verifybench'" in nothing.output
+
+
+def test_show_items_as_csv_is_the_items_table_and_tables_needs_a_layout(tmp_path):
+    store = str(tmp_path / "runs.sqlite")
+    assert CliRunner().invoke(main, ["--store", store, "eval", "--reward", "rule", "--suite", "sample", "--limit",
+                                     "4"]).exit_code == 0
+    shown = CliRunner().invoke(main, ["--store", store, "show", "latest", "--items", "--format", "csv"]).stdout
+    rows = list(csv.reader(io.StringIO(shown)))  # completions hold newlines, quoted
+    assert rows[0][:3] == ["idx", "uid", "category"] and len(rows) == 5
+    no_layout = CliRunner().invoke(main, ["--store", store, "tables"])
+    assert no_layout.exit_code == 2 and "--layout" in no_layout.output
+    assert "default: table" in CliRunner().invoke(main, ["compare", "--help"]).output
