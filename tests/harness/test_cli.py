@@ -266,3 +266,15 @@ def test_show_items_as_csv_is_the_items_table_and_tables_needs_a_layout(tmp_path
     no_layout = CliRunner().invoke(main, ["--store", store, "tables"])
     assert no_layout.exit_code == 2 and "--layout" in no_layout.output
     assert "default: table" in CliRunner().invoke(main, ["compare", "--help"]).output
+
+
+def test_plot_refuses_a_folder_as_its_output_stem(tmp_path):
+    refused = CliRunner().invoke(main, ["--store", str(tmp_path / "runs.sqlite"), "plot", "--kind", "training",
+                                        "latest", "--output", str(tmp_path)])
+    assert refused.exit_code == 2 and "directory" in refused.output
+
+
+def test_the_papers_figures_are_shown_unless_asked_not_to(tmp_path):
+    missing = str(tmp_path / "none.sqlite")
+    shown = CliRunner().invoke(main, ["--store", missing, "tables", "--layout", "verifybench", "--published", "all"])
+    assert shown.exit_code == 0 and "Paper row" in shown.stdout and "math-verify 0.8.0" in shown.stdout
