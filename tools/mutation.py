@@ -62,7 +62,8 @@ MODULES: dict[str, list[str]] = {
     "harness/core/uncertainty.py": ["tests/core/test_uncertainty.py", "tests/suites/test_metrics.py",
                                     *_DIRECTION_INTERVALS, "tests/harness/test_compare_paired.py"],
     "harness/report.py": [_DIRECTION, "tests/harness/test_compare_paired.py", "tests/harness/test_output.py"],
-    "harness/commands/runs.py": [_DIRECTION, "tests/harness/test_compare_paired.py", "tests/harness/test_cli.py"],
+    "harness/commands/runs.py": [_DIRECTION, "tests/harness/test_compare_paired.py", "tests/harness/test_cli.py",
+                                 "tests/core/test_store_reading.py"],
     "harness/commands/evaluation.py": [_DIRECTION, "tests/harness/test_rescore.py", "tests/harness/test_cli.py"],
     "harness/rescoring.py": [_DIRECTION, "tests/harness/test_rescore.py"],
 }

@@ -278,3 +278,25 @@ def test_the_papers_figures_are_shown_unless_asked_not_to(tmp_path):
     missing = str(tmp_path / "none.sqlite")
     shown = CliRunner().invoke(main, ["--store", missing, "tables", "--layout", "verifybench", "--published", "all"])
     assert shown.exit_code == 0 and "Paper row" in shown.stdout and "math-verify 0.8.0" in shown.stdout
+
+
+@pytest.mark.parametrize("args, names", [
+    (["plot", "latest", "--output", "x"], "--kind"),
+    (["plot", "--kind", "training", "latest"], "--output"),
+    (["tables", "--layout", "verifybench", "--published-file", "."], "directory"),
+])
+def test_an_option_a_command_needs_is_asked_for_by_name(tmp_path, args, names):
+    refused = CliRunner().invoke(main, ["--store", str(tmp_path / "runs.sqlite"), *args])
+    assert refused.exit_code == 2 and names in refused.output
+
+
+def test_a_category_table_is_shown_only_for_runs_that_have_categories(tmp_path):
+    committed = Path(__file__).resolve().parents[2] / "docs" / "cpu_scale" / "cooper_released" / "runs.sqlite"
+    store = tmp_path / "runs.sqlite"
+    shutil.copyfile(committed, store)
+    training = CliRunner().invoke(main, ["--store", str(store), "show", "20261127-011847-cc723f", "--format", "json"])
+    assert training.exit_code == 0 and "Accuracy by" not in training.stdout
+    assert CliRunner().invoke(main, ["--store", str(store), "eval", "--reward", "rule", "--suite", "sample",
+                                     "--limit", "4"]).exit_code == 0
+    evaluation = CliRunner().invoke(main, ["--store", str(store), "show", "latest", "--format", "json"])
+    assert "Accuracy by answer type" in evaluation.stdout
