@@ -419,7 +419,7 @@ def test_an_unpaired_difference_has_the_normal_interval_of_both_runs_intervals(r
         db.execute("ATTACH ? AS other", (str(hard_path),))
         for table in ("runs", "items", "metrics", "texts", "owners"):
             db.execute(f"INSERT OR IGNORE INTO {table} SELECT * FROM other.{table} WHERE run_id = ?"
-                       if table != "runs" else f"INSERT OR IGNORE INTO runs SELECT * FROM other.runs WHERE id = ?",
+                       if table != "runs" else "INSERT OR IGNORE INTO runs SELECT * FROM other.runs WHERE id = ?",
                        (hard_b,))
     tables = _json_tables(_cli(merged, "compare", a, hard_b, "--format", "json"))
     [row] = tables["Accuracy, B against A"]["rows"]
