@@ -81,12 +81,14 @@ def _runs(only_a: int, only_b: int, n: int) -> tuple[list[bool], list[bool]]:
 
 
 def test_the_paired_interval_leaves_zero_out_exactly_when_the_exact_test_rejects():
-    """On a grid of discordant counts (each up to 50) and sizes from 20 to 5,000 items: the interval and the test
+    """On a grid of discordant counts (each up to 50: every count at 20 items, every second to 100, every fifth above)
+    and sizes from 20 to 5,000 items: the interval and the test
     never disagree (a Wald interval does: 7 flips against 1 in 2,000 items gave [-0.6, -0.0] beside p = 0.07)."""
     checked = rejected = 0
     for n in (20, 57, 100, 316, 1000, 2000, 5000):
-        for only_a in range(0, 51, 1 if n <= 100 else 3):
-            for only_b in range(0, 51, 1 if n <= 100 else 3):
+        step = 1 if n <= 20 else 2 if n <= 100 else 5
+        for only_a in range(0, 51, step):
+            for only_b in range(0, 51, step):
                 if only_a + only_b > n:
                     continue
                 c = u.paired_comparison(*_runs(only_a, only_b, n))
@@ -95,7 +97,7 @@ def test_the_paired_interval_leaves_zero_out_exactly_when_the_exact_test_rejects
                 assert c.low <= c.difference <= c.high and c.low < c.high
                 checked += 1
                 rejected += excludes_zero
-    assert checked > 3000 and 0.2 < rejected / checked < 0.9  # both outcomes are well represented
+    assert checked > 1500 and 0.2 < rejected / checked < 0.9  # both outcomes are well represented
 
 
 def test_runs_with_identical_verdicts_still_have_an_interval_of_width():
