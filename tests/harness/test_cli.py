@@ -300,3 +300,24 @@ def test_a_category_table_is_shown_only_for_runs_that_have_categories(tmp_path):
                                      "--limit", "4"]).exit_code == 0
     evaluation = CliRunner().invoke(main, ["--store", str(store), "show", "latest", "--format", "json"])
     assert "Accuracy by answer type" in evaluation.stdout
+
+
+def test_reading_commands_refuse_a_missing_store_in_a_folder_that_exists(tmp_path):
+    missing = tmp_path / "runs.sqlite"
+    for command in (["runs"], ["show", "latest"]):
+        refused = CliRunner().invoke(main, ["--store", str(missing), *command])
+        assert refused.exit_code != 0 and f"no run store at {missing}" in refused.output
+    assert not missing.exists()
+
+
+def test_a_layout_refuses_runs_of_any_other_kind_and_shows_papers_alone_on_an_empty_store(tmp_path):
+    from harness.core.store import NewRun
+
+    path = tmp_path / "runs.sqlite"
+    store = RunStore(path)
+    policy = store.begin(NewRun("policy-eval", "rule", "gsm8k", "x", "", 1, {}, {}))
+    store.complete(policy, [], [], 1.0)
+    refused = CliRunner().invoke(main, ["--store", str(path), "tables", "--layout", "verifiers", policy])
+    assert refused.exit_code == 2 and f"{policy} is a policy-eval run" in refused.output
+    papers = CliRunner().invoke(main, ["--store", str(path), "tables", "--layout", "verifybench", "--published", "all"])
+    assert papers.exit_code == 0 and "Paper row" in papers.stdout
