@@ -27,8 +27,6 @@ from rewards.contract import Reward
 from suites import build_suite
 from suites.contract import LabelledItem
 
-LEDGER_DIR = Path(__file__).resolve().parents[1] / "docs" / "ledger"
-
 
 @dataclass(frozen=True)
 class LedgerSet:

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from harness.ledger import (
-    LEDGER_DIR,
     LEDGER_REWARDS,
     compute,
     moved,
@@ -23,6 +22,9 @@ from harness.ledger import (
     summary_markdown,
     write_ledger,
 )
+
+# the checkout's ledger (the package may be installed elsewhere: the folder is found from this script, not from it)
+LEDGER_DIR = Path(__file__).resolve().parents[1] / "docs" / "ledger"
 
 
 def main(argv: list[str] | None = None) -> int:
