@@ -182,7 +182,7 @@ def compute(reward_spec: str, sets: Iterable[LedgerSet] = LEDGER_SETS, share: fl
     plan: list[tuple[str, list[LabelledItem]]] = []
     for ledger_set in sets:
         rows = items_of(ledger_set)
-        plan.append((ledger_set.name, [rows[k] for k in sample_rows(rows, share)] if share < 1 else rows))
+        plan.append((ledger_set.name, [rows[k] for k in sample_rows(rows, share)]))
     items = [row.item for _, rows in plan for row in rows]
     if reward is not None:
         scores = reward.score(items)

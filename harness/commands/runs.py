@@ -95,28 +95,29 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fm
     different items, an unpaired interval that says so."""
     store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
-    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), paired=paired_accuracy(store, a, b))
+    items = store.items(a.id), store.items(b.id)  # read once: the verdict and the paired tables use both
+    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), paired=paired_accuracy(a, b, *items))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
     if fmt == "csv":  # one table a stream
         emit([compared], fmt)
         return
-    emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped)], fmt)
+    emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped, items)], fmt)
 
 
-def paired_accuracy(store, a: RunRecord, b: RunRecord):
+def paired_accuracy(a: RunRecord, b: RunRecord, items_a: list, items_b: list):
     """The runs' paired comparison of accuracy when they scored the same items, else None."""
     from harness.core.uncertainty import paired_comparison
 
-    items_a, items_b = store.items(a.id), store.items(b.id)
     if not paired_items(a, b, items_a, items_b):
         return None
     return paired_comparison([judged_right(i) for i in items_a], [judged_right(i) for i in items_b])
 
 
-def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int) -> list[Table]:
-    """B's accuracy against A's with its uncertainty, and the items that flipped when the runs are paired."""
-    items_a, items_b = store.items(a.id), store.items(b.id)
+def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int, items: tuple | None = None) -> list[Table]:
+    """B's accuracy against A's with its uncertainty, and the items that flipped when the runs are paired
+    (``items``: both runs' items, when the caller has read them already)."""
+    items_a, items_b = items if items is not None else (store.items(a.id), store.items(b.id))
     tables = [paired_table(a, b, items_a, items_b)]
     if paired_items(a, b, items_a, items_b):
         tables.append(flipped_table(a, items_a, items_b, flipped or None, store.texts(a.id)))

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import UserError
-from harness.core.schema import SCHEMA, SCHEMA_VERSION, SchemaError, prepare, read_as_current, stored_version  # noqa: F401
 from harness.core.records import (  # noqa: F401 - the records are read from here too
     Artifact,
     EvalSettings,
@@ -37,6 +36,14 @@ from harness.core.records import (  # noqa: F401 - the records are read from her
     RunStatus,
     TrainingSettings,
     content_hash,
+)
+from harness.core.schema import (  # noqa: F401 - SCHEMA_VERSION is read from here too
+    SCHEMA,
+    SCHEMA_VERSION,
+    SchemaError,
+    prepare,
+    read_as_current,
+    stored_version,
 )
 
 _log = logging.getLogger(__name__)
@@ -323,10 +330,10 @@ class RunStore:
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(f".{dest.name}.tmp")
         tmp.unlink(missing_ok=True)
-        source = self._open_for_reading() if not self._prepared else sqlite3.connect(self.path, timeout=30)
         target = sqlite3.connect(tmp)
         try:
-            source.backup(target)
+            with self._connect() as source:  # read as any read is: an older store as it is, nothing migrated
+                source.backup(target)
             if keep is not None:
                 target.execute("PRAGMA foreign_keys = ON")
                 marks = ",".join("?" * len(keep))
@@ -334,7 +341,6 @@ class RunStore:
                 target.commit()
             target.execute("VACUUM")
         finally:
-            source.close()
             target.close()
         os.replace(tmp, dest)
         return dest

@@ -57,17 +57,8 @@ def hard_runs(tmp_path_factory, data_root):
 
 
 def _json_tables(output: str) -> dict[str, dict]:
-    """The tables of a ``--format json`` output by title (several JSON documents, one after another)."""
-    decoder, tables, at = json.JSONDecoder(), {}, 0
-    text = output.strip()
-    while at < len(text):
-        value, end = decoder.raw_decode(text, at)
-        for table in value if isinstance(value, list) else [value]:
-            tables[table["title"]] = table
-        at = end
-        while at < len(text) and text[at].isspace():
-            at += 1
-    return tables
+    """The tables of a ``--format json`` output (one list of tables) by title."""
+    return {table["title"]: table for table in json.loads(output)}
 
 
 def _cli(path, *args: str) -> str:
