@@ -58,18 +58,21 @@ class Estimate:
             body += f" [{scale * self.low:.{decimals}f}, {scale * self.high:.{decimals}f}]"
         return body + self.mark
 
-    def columns(self, header: str) -> list[str]:
-        """The columns CSV and JSON give this cell: the value, then its bounds or its spread."""
+    def columns(self, header: str, marked: bool = False) -> list[str]:
+        """The columns CSV and JSON give this cell: the value, then its bounds or its spread, then its mark
+        where the column has marks."""
+        mark = [f"{header} mark"] if marked else []
         if self.spread is not None:
-            return [header, f"{header} {self.spread}"]
-        return [header, f"{header} low", f"{header} high"]
+            return [header, f"{header} {self.spread}", *mark]
+        return [header, f"{header} low", f"{header} high", *mark]
 
-    def parts(self, scale: float | None, decimals: int) -> list[Any]:
+    def parts(self, scale: float | None, decimals: int, marked: bool = False) -> list[Any]:
         """The values of :meth:`columns`: in percent, rounded as printed, with ``scale``; exact without."""
         numbers = [self.value, self.error] if self.spread is not None else [self.value, self.low, self.high]
+        mark = [self.mark] if marked else []
         if scale is None:
-            return numbers
-        return [None if v is None else round(scale * v, decimals) for v in numbers]
+            return [*numbers, *mark]
+        return [*(None if v is None else round(scale * v, decimals) for v in numbers), *mark]
 
 
 class PValue(float):
@@ -122,18 +125,24 @@ class Table:
                     found[c] = value
         return found
 
+    def _marked_columns(self) -> set[int]:
+        """The columns where some estimate carries a mark (``*``, a significant difference): CSV and JSON give
+        the mark a column of its own."""
+        return {c for row in self.rows for c, v in enumerate(row) if isinstance(v, Estimate) and v.mark}
+
     def flat_headers(self) -> list[str]:
-        """The headers of CSV and JSON, where an estimate's bounds (or spread) have columns of their own."""
-        estimates = self._estimate_columns()
+        """The headers of CSV and JSON, where an estimate's bounds (or spread), and its mark, have columns of
+        their own."""
+        estimates, marked = self._estimate_columns(), self._marked_columns()
         return [h for c, header in enumerate(self.headers)
-                for h in (estimates[c].columns(header) if c in estimates else [header])]
+                for h in (estimates[c].columns(header, c in marked) if c in estimates else [header])]
 
     def flat_rows(self, exact: bool) -> list[list[Any]]:
         """Every row for CSV (``exact=False``: percentages as printed) or JSON (exact fractions)."""
-        estimates = self._estimate_columns()
-        return [self._flat_row(r, exact, estimates) for r in range(len(self.rows))]
+        estimates, marked = self._estimate_columns(), self._marked_columns()
+        return [self._flat_row(r, exact, estimates, marked) for r in range(len(self.rows))]
 
-    def _flat_row(self, row: int, exact: bool, estimates: Mapping[int, Estimate]) -> list[Any]:
+    def _flat_row(self, row: int, exact: bool, estimates: Mapping[int, Estimate], marked: set[int]) -> list[Any]:
         out: list[Any] = []
         for c, value in enumerate(self.rows[row]):
             if c not in estimates:
@@ -141,12 +150,12 @@ class Table:
                 continue
             sample = estimates[c]
             if not isinstance(value, Estimate):  # a count or a bare figure in a column of estimates: no bounds
-                out += [value if exact else self.shown(row, c), *[None] * (len(sample.columns("")) - 1)]
+                out += [value if exact else self.shown(row, c), *[None] * (len(sample.columns("", c in marked)) - 1)]
                 continue
             cell = Estimate(value.value, value.low, value.high, sample.spread, value.error, value.mark)
             percent = self.is_percent(row, c) and not exact
             out += cell.parts(100.0 if percent else None if exact else 1.0,
-                              self.decimals.get(c, 1) if percent else 6)
+                              self.decimals.get(c, 1) if percent else 6, c in marked)
         return out
 
     def as_records(self) -> list[dict[str, Any]]:
@@ -326,12 +335,7 @@ def render_text(table: Table, fmt: str) -> str:
             payload["notes"] = list(table.notes)
         return json.dumps(payload, indent=2, default=str)
     if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf)
-        writer.writerow(table.flat_headers())
-        for row in table.flat_rows(exact=False):  # as Markdown prints them: percentages where Markdown has them
-            writer.writerow(["" if v is None else v for v in row])
-        return buf.getvalue()
+        return render_csv([table])
     if fmt == "markdown":
         from tabulate import tabulate
 
@@ -339,6 +343,30 @@ def render_text(table: Table, fmt: str) -> str:
         notes = "\n\n" + "\n".join(f"{i}. {note}" for i, note in enumerate(table.notes, 1)) if table.notes else ""
         return f"**{table.title}**\n\n" + tabulate(cells, headers=table.headers, tablefmt="github", disable_numparse=True) + notes
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def render_csv(tables: Sequence[Table]) -> str:
+    """Tables as one CSV table, which any CSV reader loads whole: a ``table`` column with each row's table
+    title, then every table's columns (the union, in order of first appearance; a row fills its own table's),
+    then ``note``, on rows of their own, for each table's notes. Values as Markdown prints them: percentages
+    where Markdown has them, an estimate's bounds and its mark in columns of their own."""
+    headers: list[str] = []
+    for table in tables:
+        headers += [h for h in table.flat_headers() if h not in headers]
+    has_notes = any(t.notes for t in tables)
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["table", *headers, *(["note"] if has_notes else [])])
+    for table in tables:
+        at = {h: headers.index(h) for h in table.flat_headers()}
+        for row in table.flat_rows(exact=False):
+            cells: list[Any] = [""] * len(headers)
+            for h, v in zip(table.flat_headers(), row):
+                cells[at[h]] = "" if v is None else v
+            writer.writerow([table.title, *cells, *([""] if has_notes else [])])
+        for note in table.notes:
+            writer.writerow([table.title, *[""] * len(headers), note])
+    return buf.getvalue()
 
 
 def to_rich(table: Table, width: int | None = None, plain: bool = False) -> Any:
@@ -354,10 +382,9 @@ def to_rich(table: Table, width: int | None = None, plain: bool = False) -> Any:
         if needed_width(shown) > width:
             return Text(as_lines(table), no_wrap=True, overflow="ignore")
         table = shown
-    from rich.markup import escape
-
     # every text is the table's own, never markup: "[low, high]" in a note is printed, not read as a style
     from rich import box
+    from rich.markup import escape
 
     # a pipe or a file gets plain characters (a Markdown-style grid), a terminal the box-drawing ones
     out = RichTable(title=escape(table.title), title_justify="left",

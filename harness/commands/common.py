@@ -25,6 +25,7 @@ from harness.core.plugins import PluginError, load_plugins, plugins_from_env
 from harness.core.store import STORE_ENV, RunStore, StoreError, Terminated
 from harness.report import (
     Table,
+    render_csv,
     render_text,
     to_rich,
 )
@@ -131,6 +132,8 @@ def emit(tables: list[Table], fmt: str) -> None:
             console.print(shown, soft_wrap=isinstance(shown, Text))
     elif fmt == "json":  # one parseable document, whatever the number of tables
         click.echo(json.dumps([json.loads(render_text(table, fmt)) for table in tables], indent=2))
+    elif fmt == "csv":  # one table, whatever the number of tables: a reader loads it whole
+        click.echo(render_csv(tables), nl=False)
     else:
         click.echo("\n\n".join(render_text(table, fmt).rstrip("\n") for table in tables))
 

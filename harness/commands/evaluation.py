@@ -124,4 +124,4 @@ def rescore_command(ctx: click.Context, run_ref: str, reward_specs: tuple[str, .
             run = rescore(store, source.id, spec, batch_size=batch_size, progress=update)
         click.echo(f"rescore: {source.id} with {spec} stored as {run.id}", err=True)
         tables += [category_table([source, run]), *paired_tables(store, source, run, flipped)]
-    emit(tables if fmt != "csv" else tables[:1], fmt)
+    emit(tables, fmt)

@@ -73,11 +73,6 @@ def show_command(ctx: click.Context, run_ref: str, show_items: bool, fmt: str) -
                             [[a.step, a.name, a.sha256, a.path] for a in artifacts]))
     if show_items:
         tables.append(items_table(run, store.items(run.id), whole=fmt in ("csv", "json"), kept=store.texts(run.id)))
-    if fmt == "csv":  # one table a stream, which a CSV reader takes: the items, else the metrics
-        tables = ([t for t in tables if t.title == "Items"] or [t for t in tables if t.title.startswith("Metrics")]
-                  or tables[:1])
-        click.echo("csv holds one table (the items with --items, else the metrics, else the run); --format json "
-                   "holds all", err=True)
     emit(tables, fmt)
 
 
@@ -99,9 +94,6 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fm
     compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), paired=paired_accuracy(a, b, *items))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
-    if fmt == "csv":  # one table a stream
-        emit([compared], fmt)
-        return
     emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped, items)], fmt)
 
 

@@ -1,7 +1,5 @@
 """The harness command, through click's runner, on the packaged suite and the real VerifyBench-Hard subset."""
 
-import csv
-import io
 import json
 import shutil
 from pathlib import Path
@@ -13,6 +11,7 @@ from harness.cli import main
 from harness.core.store import RunStore
 
 from ..conftest import VERIFYBENCH_HARD
+from .csv_tables import csv_tables
 
 
 @pytest.fixture
@@ -261,8 +260,9 @@ def test_show_items_as_csv_is_the_items_table_and_tables_needs_a_layout(tmp_path
     assert CliRunner().invoke(main, ["--store", store, "eval", "--reward", "rule", "--suite", "sample", "--limit",
                                      "4"]).exit_code == 0
     shown = CliRunner().invoke(main, ["--store", store, "show", "latest", "--items", "--format", "csv"]).stdout
-    rows = list(csv.reader(io.StringIO(shown)))  # completions hold newlines, quoted
-    assert rows[0][:3] == ["idx", "uid", "category"] and len(rows) == 5
+    tables = csv_tables(shown)  # completions hold newlines, quoted
+    assert list(tables["Items"][0])[1:4] == ["idx", "uid", "category"] and len(tables["Items"]) == 4
+    assert {"Run", "Items"} <= set(tables) and any(t.startswith("Metrics") for t in tables)
     no_layout = CliRunner().invoke(main, ["--store", store, "tables"])
     assert no_layout.exit_code == 2 and "--layout" in no_layout.output
     assert "default: table" in CliRunner().invoke(main, ["compare", "--help"]).output

@@ -32,6 +32,8 @@ from harness.policy_eval import policy_metrics
 from harness.tables import RUN_KINDS, TABLES, paper_table
 from rewards import build_reward
 
+from .csv_tables import csv_tables
+
 VBH = "verifier/verifybench_hard_subset_longjudgebench"
 Z95 = stats.norm.ppf(0.975)
 
@@ -202,7 +204,7 @@ class _Scripted(BaseHTTPRequestHandler):
     script: list[int] = []
     seen: list[dict[str, str]] = []
 
-    def do_POST(self):  # noqa: N802 - http.server's name
+    def do_POST(self):
         length = int(self.headers.get("content-length", 0))
         body = json.loads(self.rfile.read(length))
         type(self).seen.append(dict(self.headers))
@@ -388,7 +390,7 @@ def test_csv_gives_a_figure_that_is_no_share_as_json_does(tmp_path):
     store = tmp_path / "runs.sqlite"
     shutil.copyfile(committed, store)
     [table] = json.loads(_cli(store, "tables", "--layout", "training", "--format", "json"))
-    rows = list(csv.DictReader(io.StringIO(_cli(store, "tables", "--layout", "training", "--format", "csv"))))
+    [rows] = csv_tables(_cli(store, "tables", "--layout", "training", "--format", "csv")).values()
     assert len(rows) == len(table["rows"])
     pairs = [(exact, printed) for exact, printed in zip(table["rows"], rows) if exact["valid pairs/update"]]
     assert len(pairs) >= 2  # the Cooper settings; the static and rule rows make no pairs
@@ -448,3 +450,41 @@ def test_runs_on_different_data_are_not_paired_even_with_the_same_item_ids(tmp_p
     [row] = _json_tables(_cli(tmp_path / "runs.sqlite", "compare", a.id, b.id, "--format", "json"))[
         "Accuracy, B against A"]["rows"]
     assert row["comparison"] == "unpaired (different items)"
+
+
+def _csv_matches_json(path, *command: str) -> dict[str, list[dict[str, str]]]:
+    """The command's CSV loads as one table holding every table of its JSON, row for row, with every column
+    JSON has (an estimate's bounds and its mark included) and every note."""
+    as_json = json.loads(_cli(path, *command, "--format", "json"))
+    text = _cli(path, *command, "--format", "csv")
+    header = next(csv.reader(io.StringIO(text)))
+    tables = csv_tables(text)
+    for table in as_json:
+        assert len(tables.get(table["title"], [])) == len(table["rows"]), table["title"]
+        columns = {c for row in table["rows"] for c, v in row.items() if v not in (None, "")}
+        assert columns <= set(header), (table["title"], columns - set(header))
+        for note in table.get("notes", []):
+            assert note in text
+    assert set(tables) == {t["title"] for t in as_json}
+    return tables
+
+
+def test_every_commands_csv_is_one_table_holding_what_its_json_holds(runs, hard_runs):
+    path, a, b = runs
+    _csv_matches_json(path, "show", a, "--items")
+    _csv_matches_json(path, "compare", a, b)
+    _csv_matches_json(path, "runs")
+    hard, hard_a, hard_b = hard_runs
+    tables = _csv_matches_json(hard, "tables", "--layout", "verifiers", hard_a, hard_b)
+    [rows] = tables.values()  # the significance mark has a column: rule's VerifyBench-Hard figure, not the baseline's
+    marks = {r["Reward"]: {k: v for k, v in r.items() if k.endswith(" mark")} for r in rows}
+    assert marks["rule"] and set(marks["rule"].values()) == {"*"} and not marks["mathverify"], marks
+
+
+def test_eval_and_rescore_print_one_csv_table(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    evaluated = csv_tables(_cli(store, "eval", "--reward", "rule", "--suite", "sample", "--limit", "6",
+                                "--format", "csv"))
+    assert len(evaluated) == 2 and any(t.startswith("Metrics") for t in evaluated)
+    rescored = _csv_matches_json(store, "rescore", RunStore(store).get("latest").id, "--reward", "mathverify")
+    assert "Accuracy, B against A" in rescored and any(t.startswith("Flipped items") for t in rescored)

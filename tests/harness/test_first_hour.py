@@ -15,6 +15,8 @@ from harness.core.store import RunStore
 from harness.server.openrlhf import ProtocolError, parse_label
 from rewards import REWARDS
 
+from .csv_tables import csv_tables
+
 
 def _cli(*args, env=None):
     return CliRunner().invoke(main, list(args), env=env)
@@ -72,8 +74,8 @@ def test_robustness_table_reads_only_robustness_runs_and_names_its_categories(tm
     assert "Accuracy by attack family" in evaluated.stdout and "answer type" not in evaluated.stdout
     table = _cli("--store", store, "tables", "--layout", "robustness", "--format", "csv")
     assert table.exit_code == 0, table.output
-    rows = list(csv.reader(io.StringIO(table.stdout)))
-    assert len(rows) == 2 and rows[1][0] == "rule:workers=1"  # the sample run is not mixed in
+    [rows] = csv_tables(table.stdout).values()
+    assert [r["Reward"] for r in rows] == ["rule:workers=1"]  # the sample run is not mixed in
 
 
 def test_csv_prints_the_percentages_markdown_prints(tmp_path):
@@ -84,8 +86,8 @@ def test_csv_prints_the_percentages_markdown_prints(tmp_path):
     run = RunStore(store).get("latest")
     shown = f"{100 * run.metric('accuracy'):.1f}"
     assert shown in markdown
-    header, *rows = list(csv.reader(io.StringIO(as_csv)))
-    assert rows and rows[0][0] == run.id and rows[0][header.index("accuracy")] == shown
+    [rows] = csv_tables(as_csv).values()
+    assert rows and rows[0]["run"] == run.id and rows[0]["accuracy"] == shown
     as_json = json.loads(_cli("--store", store, "show", "latest", "--format", "json").stdout)
     assert as_json[1]["rows"][0]["AVG"] == pytest.approx(run.metric("accuracy"))  # JSON: exact fractions ...
     assert "AVG" in as_json[1]["fractions"]  # ... and says so
@@ -100,10 +102,12 @@ def test_compare_warns_across_suites_prints_counts_as_integers_and_names_every_c
     result = _cli("--store", store, "compare", a, b, "--format", "csv")
     assert result.exit_code == 0, result.output
     assert "WARNING: the runs scored different data of suite sample (4 items" in result.stderr
-    rows = list(csv.reader(io.StringIO(result.stdout.split("\n\n")[-1])))
+    tables = csv_tables(result.stdout)
+    [compared] = [rows for title, rows in tables.items() if title == f"{a} -> {b}"]
     # each run's figure with its interval in columns of their own
-    assert rows[0] == ["metric", a, f"{a} low", f"{a} high", b, f"{b} low", f"{b} high", "change", "verdict"]
-    counts = {r[0]: [r[1], r[4], r[7]] for r in rows if r[0] in ("true_positive", "false_negative")}
+    columns = ["metric", a, f"{a} low", f"{a} high", b, f"{b} low", f"{b} high", "change", "verdict"]
+    assert set(columns) <= set(next(csv.reader(io.StringIO(result.stdout))))
+    counts = {r["metric"]: [r[a], r[b], r["change"]] for r in compared if r["metric"] in ("true_positive", "false_negative")}
     assert len(counts) == 2 and all(value.lstrip("-").isdigit() for row in counts.values() for value in row)
     across = _cli("--store", store, "compare", a, c)
     assert "WARNING: the runs scored different suites (sample vs robustness)" in across.stderr
@@ -271,10 +275,11 @@ def test_one_number_format_accuracy_reads_the_same_in_every_text_format(tmp_path
     screen = _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", "sample", "--limit", "12")
     [run] = RunStore(store).runs()
     shown = f"{100 * run.metric('accuracy'):.1f}"
-    assert re.search(rf"^\| AVG\s+\|\s+{re.escape(shown)} \[", screen.stdout, re.M)  # the category table
-    assert re.search(rf"^\| accuracy\s+\|\s+{re.escape(shown)} \[", screen.stdout, re.M)  # and the metrics table
-    show_csv = list(csv.reader(io.StringIO(_cli("--store", store, "show", run.id, "--format", "csv").stdout)))
-    assert next(r for r in show_csv if r[0] == "accuracy")[1] == shown
+    assert re.search(rf"^\| AVG\s+\|\s+{re.escape(shown)} \[", screen.stdout, re.MULTILINE)  # the category table
+    assert re.search(rf"^\| accuracy\s+\|\s+{re.escape(shown)} \[", screen.stdout, re.MULTILINE)  # and the metrics table
+    show_csv = csv_tables(_cli("--store", store, "show", run.id, "--format", "csv").stdout)
+    [metrics] = [rows for title, rows in show_csv.items() if title.startswith("Metrics")]
+    assert next(r for r in metrics if r["metric"] == "accuracy")["value"] == shown
     runs_csv = list(csv.DictReader(io.StringIO(_cli("--store", store, "runs", "--format", "csv").stdout)))
     assert runs_csv[0]["accuracy"] == shown
     as_json = json.loads(_cli("--store", store, "show", run.id, "--format", "json").stdout)

@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from harness.cli import main
 from suites import build_suite
 
+from .csv_tables import csv_tables
+
 
 def _cli(*args, columns=80):
     return CliRunner().invoke(main, list(args), env={"COLUMNS": str(columns)})
@@ -30,7 +32,7 @@ def test_every_robustness_family_is_on_a_line_with_its_figure(robustness_run):
     families = {r.category for r in build_suite("robustness").load().rows}
     assert len(families) > 15
     for family in families:
-        assert re.search(rf"^\| {re.escape(family)}\s+\|\s+\d+\.\d \[\d+\.\d, \d+\.\d\]\s+\|$", out, re.M), \
+        assert re.search(rf"^\| {re.escape(family)}\s+\|\s+\d+\.\d \[\d+\.\d, \d+\.\d\]\s+\|$", out, re.MULTILINE), \
             f"{family} not shown with its figure and its interval"
     assert max(len(line) for line in out.splitlines()) <= 80
 
@@ -46,7 +48,7 @@ def test_runs_and_items_keep_ids_and_dates_whole(robustness_run, columns):
     for i in range(len(rows)):  # each uid whole: in the table when it fits, else on a line of its own item
         assert re.search(rf"\brobust-{i:03d}\b", items)
         assert columns > 80 or re.search(rf"^{i}  uid=robust-{i:03d}  category=\S+  label=(True|False)  .*reason=\w+",
-                                         items, re.M)
+                                         items, re.MULTILINE)
     metrics = _cli("--store", store, "show", "latest", columns=columns).stdout
     rejects = sum(not r.label for r in rows)
     # names with their values and intervals
@@ -80,17 +82,19 @@ def test_a_closed_pipe_ends_the_command_quietly_with_status_0(robustness_run):
 def test_show_reads_as_fields_items_carry_their_texts_and_csv_holds_one_table(robustness_run):
     store, _ = robustness_run
     shown = _cli("--store", store, "show", "latest", columns=40).stdout  # too narrow for the box: one field a line
-    assert re.search(r"^status  complete$", shown, re.M) and "status  value=" not in shown
+    assert re.search(r"^status  complete$", shown, re.MULTILINE) and "status  value=" not in shown
     items = _cli("--store", store, "show", "latest", "--items", "--format", "csv")
     import csv
     import io
 
     csv.field_size_limit(1 << 30)  # the suite's resource bombs are long completions, shown whole
-    header, *rows = list(csv.reader(io.StringIO(items.stdout)))
-    assert header[-2:] == ["reference", "completion"] and len(rows) == len(build_suite("robustness").load().rows)
+    header = next(csv.reader(io.StringIO(items.stdout)))
+    assert header.index("completion") == header.index("reference") + 1  # the items' texts, whole
+    tables = csv_tables(items.stdout)  # one table: the run, its metrics and its items
+    rows = tables["Items"]
+    assert len(rows) == len(build_suite("robustness").load().rows) and {"Run", "Items"} < set(tables)
     first = build_suite("robustness").load().rows[0].item
-    assert rows[0][-2:] == [first.reference, first.completion]  # whole, as scored
-    assert "csv holds one table" in items.stderr
+    assert [rows[0]["reference"], rows[0]["completion"]] == [first.reference, first.completion]  # whole, as scored
 
 
 def test_compare_names_the_runs_once(robustness_run, tmp_path):

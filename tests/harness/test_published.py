@@ -14,6 +14,8 @@ from harness.policy_eval import PolicyEvalRequest, with_lineage
 from harness.published import PublishedDataError, average_mismatches, load_published, parse_published, run_identity
 from harness.tables import paper_table
 
+from .csv_tables import csv_tables
+
 
 def _reward_run(store, reward: str, suite: str, accuracy: dict[str, float]):
     run_id = store.begin(NewRun("reward-eval", reward, suite, suite, "h", 10, {}, {}))
@@ -139,7 +141,8 @@ def test_cli_tables_with_a_users_published_file(store, tmp_path):
     paper_only = CliRunner().invoke(main, ["--store", str(tmp_path / "empty.sqlite"), "tables", "--layout",
                                            "verifybench", "--published", "all", "--format", "csv"])
     assert paper_only.exit_code == 0, paper_only.output
-    assert paper_only.stdout.count("VerifyBench, arXiv 2505.15801v4, Table 2") == 29
+    [rows] = csv_tables(paper_only.stdout).values()
+    assert sum(r.get("Source") == "VerifyBench, arXiv 2505.15801v4, Table 2" for r in rows) == 29
     bad = tmp_path / "bad.yaml"
     bad.write_text("rows: [{system: X}]\n")
     failed = CliRunner().invoke(main, [*args, "--published-file", str(bad)])
