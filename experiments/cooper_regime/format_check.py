@@ -102,6 +102,37 @@ def paired(rows: Sequence[LabelledItem], a: dict, b: dict) -> dict:
     return out
 
 
+def _pct(x: list[float] | None) -> str:
+    return "—" if x is None else f"{100 * x[0]:.1f} [{100 * x[1]:.1f}, {100 * x[2]:.1f}]"
+
+
+def _num(x: list[float] | None) -> str:
+    return "—" if x is None else f"{x[0]:+.3f} [{x[1]:+.3f}, {x[2]:+.3f}]"
+
+
+def render(report: dict) -> str:
+    """The step's Markdown table, from the JSON alone (a test renders it again from the committed file)."""
+    lines = [f"Static model `{report['static']}`, commit {report['commit']['commit'][:7]} "
+             f"(uncommitted changes: {report['commit']['dirty']}), threshold {report['threshold']}.", "",
+             "| set | format | n | mean reward | paid (%) | accuracy (%) | within-group margin | questions |",
+             "|---|---|---:|---|---|---|---|---:|"]
+    for name, s in report["sets"].items():
+        for fmt, f in s["formats"].items():
+            lines.append(f"| {name} | {fmt} | {f['n']} | {_num(f['mean_reward'])} | {_pct(f['paid'])} | "
+                         f"{_pct(f['accuracy'])} | {_num(f['margin'])} | {f['margin_groups']} |")
+    lines += ["", "Paired against the trained format on the same items (accuracy: exact McNemar and its interval; "
+              "margin: t interval over questions):", "",
+              "| set | format | accuracy change (points) | McNemar p | to right / to wrong | margin change | "
+              "texts equal to suffix's |", "|---|---|---|---|---|---|---:|"]
+    for name, s in report["sets"].items():
+        for fmt in ("suffix", "rl"):
+            v = s[f"{fmt}_vs_trained"]
+            lines.append(f"| {name} | {fmt} | {_pct(v['accuracy_change'])} | {v['mcnemar_p']:.2g} | "
+                         f"{v['flips_to_right']} / {v['flips_to_wrong']} | {_num(v['margin_change'])} | "
+                         f"{s['rl_equals_suffix'] if fmt == 'rl' else '—'} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--static", required=True, help="the static VerifyRM's folder")
@@ -118,11 +149,15 @@ def main() -> None:
             "formats": per,
             "rl_vs_trained": paired(rows, per["trained"], per["rl"]),
             "suffix_vs_trained": paired(rows, per["trained"], per["suffix"]),
-            "rl_equals_suffix": sum(x == y for x, y in zip(texts["rl"], texts["suffix"])),
+            "rl_equals_suffix": sum(reward.format.render(x.question, x.reference, x.completion)
+                                    == reward.format.render(y.question, y.reference, y.completion)
+                                    for x, y in zip(texts["rl"], texts["suffix"])),
         }
         print(f"{name}: done", file=sys.stderr, flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    text = render(report)  # before the JSON exists: a report that cannot be rendered leaves nothing behind
     args.out.write_text(json.dumps(report, indent=1))
+    args.out.with_suffix(".md").write_text(text)
 
 
 if __name__ == "__main__":
