@@ -170,3 +170,17 @@ def test_the_new_collapse_rule_fires_on_a_loss_not_on_a_late_start_and_the_race_
     r = report.race(static, cooper)
     assert r["T"] == 3.0 and r["updates"] == 2.0 and r["pairs"] == 5.0 and r["hole_pay_at_T"] == 1.0
     assert r["dry_steps"] == 2.0 and r["first_dry"] == 2.0
+
+
+FORMAT = REPO / "docs" / "cpu_scale" / "cooper_format"
+
+
+def test_the_fourth_test_s_format_check_is_made_again_from_its_committed_json():
+    """Step 1 of the fourth Cooper test: its table is rendered again from format_check.json, and the JSON says
+    what the README reads from it (the static model pays every rollout in the RL text)."""
+    report = json.loads((FORMAT / "format_check.json").read_text())
+    assert _report_module("format_check").render(report) == (FORMAT / "format_check.md").read_text()
+    for name in ("p1_rollouts", "step0_rollouts"):
+        rl, trained = report["sets"][name]["formats"]["rl"], report["sets"][name]["formats"]["trained"]
+        assert rl["paid"][0] == 1.0 and trained["paid"][0] < 0.5
+        assert report["sets"][name]["rl_vs_trained"]["mcnemar_p"] < 1e-30
