@@ -257,16 +257,22 @@ def comparability(a: RunRecord, b: RunRecord) -> list[str]:
     return []
 
 
-def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False, paired: Any = None) -> Table:
+def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False, paired: Any = None,
+                  changes: Mapping[str, tuple[float, float | None, float | None]] | None = None) -> Table:
     """Metrics of two runs side by side with the change; a note says when the runs scored different suites or
     data. ``for_reading`` (a terminal, Markdown): the columns are A and B, the runs named once in the title, and
     the note left to the command's warning; otherwise (CSV, JSON) the columns are the run ids, which a file needs.
 
-    A change is called better or worse only where a test says so: the accuracy row by ``paired`` (the runs'
-    :class:`~harness.core.uncertainty.PairedComparison` on the same items), "better"/"worse" when its exact
-    McNemar test rejects at 5% and "no difference shown" otherwise. No other row has a test here, so none gets a
-    verdict: a change of -0.0 or one within the noise is not "worse"."""
+    On the same items a change has its paired interval and a verdict from the test behind it: ``changes``
+    (:func:`suites.metrics.paired_changes`: accuracy, recall and each category's accuracy by the interval the exact
+    McNemar test inverts, macro accuracy, precision and F1 by a paired bootstrap over items) and ``paired`` (the
+    runs' :class:`~harness.core.uncertainty.PairedComparison` of accuracy, for a caller that has only that). "better"/"worse" only where the interval leaves 0 out, "no
+    difference shown" otherwise; a metric with no paired test gets no verdict: a change of -0.0 or one within the
+    noise is not "worse"."""
     b_metrics = {m.name: m for m in b.metrics}
+    changes = dict(changes or {})
+    if paired is not None:  # a reader's own test of accuracy (the same as changes', where both are given)
+        changes["accuracy"] = (paired.difference, paired.low, paired.high)
     rows: list[list[Any]] = []
     percent: set[tuple[int, int]] = set()
     for m in a.metrics:
@@ -275,17 +281,25 @@ def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False, paired:
             continue
         delta = None if m.value is None or other.value is None else other.value - m.value
         verdict = ""
-        if m.name == "accuracy" and paired is not None:
-            verdict = ("no difference shown" if not paired.significant()
-                       else "better" if (paired.difference > 0) == bool(m.higher_is_better) else "worse")
+        change: Any = delta
+        if m.name in changes and delta is not None:
+            _, low, high = changes[m.name]
+            verdict = "no difference shown"
+            if low is not None and high is not None:
+                change = Estimate(delta, low, high)
+                if low > 0 or high < 0:
+                    verdict = "better" if (delta > 0) == bool(m.higher_is_better) else "worse"
         counts = isinstance(_value(m), int) and isinstance(_value(other), int)
         if is_share(m.name):  # a share and its change in percent (points), as everywhere accuracies are shown
             percent |= {(len(rows), 1), (len(rows), 2), (len(rows), 3)}
         rows.append([m.name, Estimate.of(m) if m.interval else _value(m),
                      Estimate.of(other) if other.interval else _value(other),
-                     int(delta) if counts and delta is not None else delta, verdict])
-    tested = ("verdict: accuracy's, by the exact McNemar test on the same items at 5%; the other metrics' changes "
-              "are shown without a test, so without a verdict",)
+                     int(delta) if counts and delta is not None and change is delta else change, verdict])
+    tested = ("change: B - A, on the same items with its paired 95% interval (accuracy, recall and each "
+              "category's accuracy: the interval the exact McNemar test inverts on their items; macro accuracy, "
+              "precision, F1: a paired bootstrap over items, none where no item moved them); verdict: better or "
+              "worse only where that interval leaves 0 out, else no difference shown; the other metrics' changes "
+              "have no test and no verdict",)
     if for_reading:  # the runs named once: columns A and B keep each line short and the ids out of every line
         return Table(f"A = {a.id} ({a.reward}), B = {b.id} ({b.reward}); change = B - A (shares in %, change "
                      "in points)", ["metric", "A", "B", "change", "verdict"], rows, percent_cells=frozenset(percent),

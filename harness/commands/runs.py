@@ -91,7 +91,8 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fm
     store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
     items = store.items(a.id), store.items(b.id)  # read once: the verdict and the paired tables use both
-    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), paired=paired_accuracy(a, b, *items))
+    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), paired=paired_accuracy(a, b, *items),
+                             changes=paired_metric_changes(a, b, *items))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
     emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped, items)], fmt)
@@ -104,6 +105,17 @@ def paired_accuracy(a: RunRecord, b: RunRecord, items_a: list, items_b: list):
     if not paired_items(a, b, items_a, items_b):
         return None
     return paired_comparison([judged_right(i) for i in items_a], [judged_right(i) for i in items_b])
+
+
+def paired_metric_changes(a: RunRecord, b: RunRecord, items_a: list, items_b: list) -> dict:
+    """The paired bootstrap changes of macro accuracy, precision, recall and F1 when the runs scored the same
+    labelled items, else none."""
+    from suites.metrics import paired_changes
+
+    if not paired_items(a, b, items_a, items_b) or any(i.label is None for i in items_a):
+        return {}
+    return paired_changes([bool(i.label) for i in items_a], [i.verdict is True for i in items_a],
+                          [i.verdict is True for i in items_b], [i.category for i in items_a])
 
 
 def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int, items: tuple | None = None) -> list[Table]:

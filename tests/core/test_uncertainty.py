@@ -259,3 +259,55 @@ def test_codes_read_off_the_words_are_those_of_the_draws(n, seed, resamples, kin
 def test_equal_paired_differences_give_their_value_and_no_inverted_interval():
     mean, low, high = u.paired_t_interval([0.5, 0.5, 0.5])  # exactly equal: a standard error of exactly 0
     assert (mean, low, high) == (0.5, 0.5, 0.5)
+
+
+def _accuracy_change(counts):
+    """B - A in accuracy from the count of each (right under A, right under B) row."""
+    n = sum(counts.values())
+    return sum(c * (int(b) - int(a)) for (a, b), c in counts.items()) / n
+
+
+def _swap(row):
+    return row[1], row[0]
+
+
+def _rows(only_a: int, only_b: int, both: int = 40, neither: int = 10):
+    return [(True, False)] * only_a + [(False, True)] * only_b + [(True, True)] * both + [(False, False)] * neither
+
+
+def test_the_randomization_interval_leaves_zero_out_exactly_when_its_test_rejects():
+    for only_a in range(0, 25, 3):
+        for only_b in range(0, 25, 3):
+            tested = u.randomized_change(_accuracy_change, _rows(only_a, only_b), _swap)
+            if only_a + only_b == 0:
+                assert tested is None  # nothing differs: nothing to test, and no zero-width interval
+                continue
+            assert tested.low < tested.high
+            assert (tested.low > 0 or tested.high < 0) == tested.significant(), (only_a, only_b, tested)
+            # for accuracy the randomization test is McNemar's: its p-value is the exact one, up to its draws
+            assert tested.p_value == pytest.approx(u.mcnemar_exact(only_a, only_b), abs=0.03), (only_a, only_b)
+
+
+def test_the_randomization_change_turns_with_the_runs():
+    """B better than A by 9 flips against 1: positive, significant; the other way round the mirror image."""
+    forward = u.randomized_change(_accuracy_change, _rows(1, 9), _swap)
+    backward = u.randomized_change(_accuracy_change, [_swap(r) for r in _rows(1, 9)], _swap)
+    assert forward.value == pytest.approx(8 / 60) and backward.value == pytest.approx(-8 / 60)
+    assert forward.significant() and backward.significant() and forward.low > 0 > backward.high
+    assert backward.low == pytest.approx(-forward.high, abs=0.02) and backward.high == pytest.approx(-forward.low, abs=0.02)
+
+
+def test_a_change_no_swap_can_move_has_no_interval():
+    """Precision when the runs differ only on items neither paid: every swap leaves it as it is."""
+    def precision_change(counts):
+        paid_a = sum(c for (pa, _, y), c in counts.items() if pa)
+        paid_b = sum(c for (_, pb, y), c in counts.items() if pb)
+        right_a = sum(c for (pa, _, y), c in counts.items() if pa and y)
+        right_b = sum(c for (_, pb, y), c in counts.items() if pb and y)
+        return right_b / paid_b - right_a / paid_a
+
+    rows = [(True, True, True)] * 10 + [(False, False, False)] * 5
+    assert u.randomized_change(precision_change, rows, lambda r: (r[1], r[0], r[2])) is None
+    rows += [(True, False, False)] * 3  # A paid three wrong items B did not: now swaps move it
+    tested = u.randomized_change(precision_change, rows, lambda r: (r[1], r[0], r[2]))
+    assert tested.value == pytest.approx(1 - 10 / 13) and tested.low < tested.high

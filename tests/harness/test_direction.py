@@ -92,8 +92,20 @@ def test_compare_names_a_and_b_in_the_order_given(runs):
     assert accuracy[a] == pytest.approx(34 / 42) and accuracy[b] == pytest.approx(40 / 42)
     assert accuracy["change"] == pytest.approx(6 / 42)
     assert accuracy["verdict"] == "no difference shown"  # 7 flips against 1: McNemar p = 0.07
-    others = [row for row in tables[f"{a} -> {b}"]["rows"] if row["metric"] != "accuracy"]
-    assert {row["verdict"] for row in others} == {""}  # no test behind them, no verdict
+    rows = {row["metric"]: row for row in tables[f"{a} -> {b}"]["rows"]}
+    tested = {"accuracy", "macro_accuracy", "precision", "recall", "f1"} | {m for m in rows if m.startswith("accuracy/")}
+    assert {m for m, row in rows.items() if row["verdict"]} == tested  # the rest have no test, so no verdict
+    for name in tested:  # better or worse exactly where the paired interval leaves 0 out
+        row, low, high = rows[name], rows[name].get("change low"), rows[name].get("change high")
+        shown = low is not None and (low > 0 or high < 0)
+        assert row["verdict"] == ("better" if shown and row["change"] > 0 else "worse" if shown else
+                                  "no difference shown"), row
+    # recall is the accuracy on the 26 items labelled correct: there the flips are 7 to rule, 1 to mathverify
+    flipped = next(t for title, t in tables.items() if title.startswith("Flipped items"))["rows"]
+    positive = [r["right under"] for r in flipped if r["label"] is True]
+    assert rows["recall"]["change"] == pytest.approx((positive.count("B") - positive.count("A")) / 26)
+    assert rows["recall"]["verdict"] == "no difference shown"  # 6 net of 26: exact McNemar p = 0.07
+    assert rows["precision"]["change"] == 0 and rows["precision"].get("change low") is None  # no swap moves it
     # the other way round, every figure turns: B - A negative, the columns swapped
     _check_paired(_json_tables(_cli(path, "compare", b, a, "--format", "json")), 40, 34, 7, 1)
 
