@@ -7,6 +7,11 @@ or the start of the next turn. Left in, ``$1596.<|im_end|>`` is no number and a 
 is cut at the first end-of-turn or end-of-text token (what follows was not said by the policy), and a leading
 turn opening is removed. Users add the tokens of their own tokenizer with ``extra_tokens``.
 
+Questions. A reward gets the question as the policy was asked it: the prompt's user turns, instruction included
+(Cooper's released trainer passes the prompt's first message so). A reward model trained on bare problems and
+scored on prompts reads a text it never saw: :func:`reward_item` is the one place such an item is made, for
+training data, static checks and probes as for scoring during RL.
+
 References. Datasets store answers as numbers: OpenRLHF passes a label ``60.0`` through as a float, verl's
 ground truth may be a numpy integer, and ``str()`` makes ``"60.0"`` or ``"6e+01"``. A number becomes its plain
 decimal text (``60``, ``0.5``, ``1234567``), so that it compares as the number it is.
@@ -19,6 +24,8 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
+
+from harness.core.items import Item
 
 # Tokens that end a turn or the text: everything from the first of them on is not the completion.
 END_TOKENS = (
@@ -91,3 +98,13 @@ def prompt_text(prompt: Any) -> str:
     if isinstance(prompt, str):
         return prompt
     return "\n".join(m.get("content", "") for m in prompt if isinstance(m, dict) and m.get("role") == "user")
+
+
+def reward_item(prompt: Any, reference: Any, completion: Any, metadata: dict[str, Any] | None = None) -> Item:
+    """The item a reward scores for one rollout: the question as the policy was asked it (:func:`prompt_text`),
+    the reference as text (:func:`reference_text`) and the completion as the policy wrote it
+    (:func:`clean_completion`). ``prompt_id`` (the question) groups a prompt's rollouts, as Cooper's negatives
+    need."""
+    question = prompt_text(prompt)
+    return Item(question, reference_text(reference), clean_completion(completion_text(completion)),
+                {"prompt_id": question, **(metadata or {})})

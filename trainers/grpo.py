@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rewards.contract import ChecksWithRule, Item, LearnsFromFeedback, Reward, reward_value
-from rewards.inputs import clean_completion, completion_text, prompt_text, reference_text
+from rewards.inputs import reward_item
 from rewards.rule import RuleReward
 from trainers.probe import Probe
 from trainers.step_metrics import step_values, update_values
@@ -143,10 +143,7 @@ class RewardBridge:
         return self.probe.measure(scores)
 
     def items(self, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[Any]) -> list[Item]:
-        return [
-            Item(prompt_text(p), reference_text(r), clean_completion(completion_text(c)), {"prompt_id": prompt_text(p)})
-            for p, c, r in zip(prompts, completions, references)
-        ]
+        return [reward_item(p, r, c) for p, c, r in zip(prompts, completions, references)]
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], reference: Sequence[str], **_: Any) -> list[float]:
         items = self.items(prompts, completions, reference)

@@ -20,6 +20,10 @@ probe gives:
 
 Hole and keyed-right items are left out of accuracy and the plain ranking, so those two stay comparable with a
 probe that has neither. :meth:`Probe.values` gives the per-item values the run store keeps every step.
+
+The probe is scored in the text the trainer scores rollouts in: each problem as the policy is asked it
+(:func:`trainers.rm_data.policy_item`), not as the probe's file gives it; a reward model pays those two texts
+very differently (``docs/cpu_scale/cooper_format``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 
 from rewards.contract import Item, Score, reward_value
 from suites.contract import LabelledItem
+from trainers.rm_data import as_policy_asked
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,8 @@ class Probe:
             return None
         from suites import build_suite
 
-        rows = tuple(r for r in build_suite(spec).load(limit=limit or None).rows if r.label is not None)
+        labelled = [r for r in build_suite(spec).load(limit=limit or None).rows if r.label is not None]
+        rows = tuple(as_policy_asked(labelled))
         if not rows:
             raise ValueError(f"probe {spec!r} has no labelled rows")
         return cls(rows, hole, keyed)

@@ -26,7 +26,7 @@ from rewards.verifyrm import VerifyRMFormat, scores_from_logits
 from suites.contract import LabelledItem
 from suites.metrics import verifier_metrics
 from trainers.grpo import option
-from trainers.rm_data import split_by_question, write_jsonl
+from trainers.rm_data import QUESTION_FORMS, split_by_question, write_jsonl
 from trainers.trackers import Tracker, open_tracker
 
 CHECKPOINT = "checkpoint"
@@ -52,6 +52,8 @@ class RMTrainConfig:
     save_every: int = option(200, "Optimizer steps between checkpoints (training resumes from the last).")
     report_to: str = option("", "Also send each epoch's training loss and validation numbers to this tracker: "
                                 "tensorboard (OUTPUT/tensorboard) or wandb (offline without a key).")
+    questions: str = option("given", "given: each question as the data gives it; policy: as a GRPO policy is asked "
+                                     "it (the problem and the trainers' instruction), the text the model then scores.")
     format: VerifyRMFormat = field(default_factory=VerifyRMFormat)
 
     def __post_init__(self) -> None:
@@ -62,6 +64,8 @@ class RMTrainConfig:
             problems.append(f"val_fraction must be between 0 and 1, got {self.val_fraction}")
         if self.report_to not in ("", "tensorboard", "wandb"):
             problems.append(f"report_to must be tensorboard or wandb, got {self.report_to!r}")
+        if self.questions not in QUESTION_FORMS:
+            problems.append(f"questions must be {' or '.join(QUESTION_FORMS)}, got {self.questions!r}")
         if self.dtype not in ("auto", "float32", "bfloat16"):
             problems.append(f"dtype must be auto, float32 or bfloat16, got {self.dtype!r}")
         if problems:
@@ -104,6 +108,10 @@ class VerifyRMTrainer:
         self.checkpoint_dir = self.output / CHECKPOINT
 
     # -- checkpoints --------------------------------------------------------------------------
+    def inputs(self, rows: Sequence[LabelledItem]) -> list[LabelledItem]:
+        """The rows as the model is trained on them: each question as ``questions`` says."""
+        return QUESTION_FORMS[self.config.questions](rows)
+
     def _state(self) -> dict[str, Any] | None:
         return read_state(self.checkpoint_dir)
 
@@ -115,7 +123,7 @@ class VerifyRMTrainer:
     # -- training -----------------------------------------------------------------------------
     def train(self, rows: Sequence[LabelledItem], store: RunStore | None = None, source: str = "") -> RunRecord | None:
         cfg = self.config
-        train_rows, val_rows = split_by_question(rows, cfg.val_fraction, cfg.seed)
+        train_rows, val_rows = split_by_question(self.inputs(rows), cfg.val_fraction, cfg.seed)
         self.output.mkdir(parents=True, exist_ok=True)
         write_jsonl(val_rows, self.output / "heldout.jsonl")
         write_jsonl(train_rows, self.output / "train.jsonl")

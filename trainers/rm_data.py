@@ -4,6 +4,11 @@ Rows come from jsonl or parquet files with the column names of Cooper's released
 (``question``, ``reference_answer``, ``completion``, ``label``), or from any registered verifier suite. The
 validation split keeps questions apart: every completion of one question lands on the same side, so the
 held-out accuracy measures generalisation to new questions, not to new completions of seen ones.
+
+A reward model that scores a GRPO policy is given each question as the policy was asked it (the problem and the
+instruction the trainers append, :class:`suites.math_data.Problem`); :func:`policy_item` makes that item from a
+row's bare problem, through the one function the trainer scores with (:func:`rewards.inputs.reward_item`), for
+its training data (``train-rm --questions policy``), its static checks and its probe.
 """
 
 from __future__ import annotations
@@ -12,11 +17,15 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
+from rewards.contract import Item
+from rewards.inputs import reward_item
 from suites import build_suite
 from suites.contract import LabelledItem
 from suites.cooper_data import read_cooper_file
 from suites.loading import DataError
+from suites.math_data import Problem
 
 
 def rows_from_suite(spec: str, data: str | None = None) -> list[LabelledItem]:
@@ -37,6 +46,22 @@ def split_by_question(
     if not train or not val:
         raise DataError(f"the split left an empty side ({len(train)} train, {len(val)} validation); use more data")
     return train, val
+
+
+def policy_item(question: str, reference: str, completion: str, metadata: dict[str, Any] | None = None) -> Item:
+    """The item the GRPO trainer scores for a rollout of the problem ``question``: its prompt as the TRL backend
+    writes it (``Problem.messages()``) through :func:`rewards.inputs.reward_item`."""
+    return reward_item(Problem(question, reference).messages(), reference, completion, metadata)
+
+
+def as_policy_asked(rows: Sequence[LabelledItem]) -> list[LabelledItem]:
+    """Labelled rows with each item as :func:`policy_item` makes it (labels and categories kept)."""
+    return [LabelledItem(policy_item(r.item.question, r.item.reference, r.item.completion, dict(r.item.metadata)),
+                         r.label, r.category) for r in rows]
+
+
+# How ``train-rm`` reads a row's question: as the data gives it, or as a GRPO policy is asked it.
+QUESTION_FORMS = {"given": list, "policy": as_policy_asked}
 
 
 def write_jsonl(rows: Iterable[LabelledItem], path: Path) -> None:

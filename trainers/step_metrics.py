@@ -2,7 +2,7 @@
 runs observed by the reward server (OpenRLHF, verl).
 
 Per step: the training reward the trainer received, the rule reward's accuracy on the same rollouts, their
-agreement, the response length, and a learning reward's update metrics (``rm_*``). At the end: the last step's
+agreement, the within-group margin (right minus wrong rollouts of a prompt, by the rule), the response length, and a learning reward's update metrics (``rm_*``). At the end: the last step's
 reward and accuracy, the step at which the hacking alarm fired, the number of steps.
 """
 
@@ -21,12 +21,28 @@ def step_values(items: Sequence[Item], scores: Sequence[Score | None], rule_corr
         return {}
     rewards = [reward_value(s) or 0.0 for s in scores]
     verdicts = [s is not None and s.verdict is True for s in scores]
-    return {
+    out = {
         "train_reward": sum(rewards) / n,
         "rule_accuracy": sum(rule_correct) / n,
         "agreement": sum(a == b for a, b in zip(verdicts, rule_correct)) / n,
         "response_chars": sum(len(it.completion) for it in items) / n,
     }
+    margins = group_margins(items, rewards, rule_correct)
+    if margins:
+        out["reward_margin"] = sum(margins) / len(margins)
+        out["margin_groups"] = float(len(margins))
+    return out
+
+
+def group_margins(items: Sequence[Item], rewards: Sequence[float], rule_correct: Sequence[bool]) -> list[float]:
+    """Per prompt with rollouts the rule calls right and wrong: the mean reward of the right minus that of the
+    wrong. GRPO learns from differences within a prompt's group only, so this, not the mean reward, is what a
+    reward tells the policy; a reward that pays everything alike has margins of 0 whatever its mean."""
+    groups: dict[str, tuple[list[float], list[float]]] = {}
+    for item, reward, right in zip(items, rewards, rule_correct):
+        key = str(item.metadata.get("prompt_id", item.question))
+        groups.setdefault(key, ([], []))[0 if right else 1].append(reward)
+    return [sum(r) / len(r) - sum(w) / len(w) for r, w in groups.values() if r and w]
 
 
 def update_values(metrics: Mapping[str, float]) -> dict[str, float]:

@@ -25,6 +25,7 @@ from pathlib import Path
 from rewards import build_reward
 from rewards.contract import Item, Score
 from trainers.probe import Probe
+from trainers.rm_data import policy_item
 
 P1_ACCURACY, P2_HOLE_PAY, P3_HOLE_PAY = 0.85, 0.80, 0.40
 
@@ -34,7 +35,9 @@ def read_rollouts(path: Path) -> list[dict]:
 
 
 def rollout_items(rows: list[dict]) -> list[Item]:
-    return [Item(r["question"], r["reference_answer"], r["completion"], {"prompt_id": r["question"]}) for r in rows]
+    """The rollouts as the GRPO trainer scores them: each problem as the policy was asked it (``policy_item``; the
+    first and second experiments' pilots read the bare problem, see docs/cpu_scale/cooper_format)."""
+    return [policy_item(r["question"], r["reference_answer"], r["completion"]) for r in rows]
 
 
 def accuracy(scores: list[Score], rows: list[dict]) -> float:
