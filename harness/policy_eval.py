@@ -193,7 +193,7 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
     """Run :func:`evaluate_policy` and store it as a ``policy-eval`` run (Table 3 columns, Avg = mean)."""
     import time
 
-    from harness.core.store import Metric, NewRun, RunKind
+    from harness.core.store import NewRun, RunKind
     from harness.core.versions import package_versions
     from suites.math_benchmarks import display_name
 
@@ -219,6 +219,51 @@ def evaluate_and_store(request: PolicyEvalRequest, store: Any) -> Any:
                                    f"verdicts ({ours}): the generations were not all recorded")
         store.complete(run_id, [], rows, time.perf_counter() - began, n_items=sum(counts.values()))
     return store.get(run_id)
+
+
+def _problem_rates(items: Sequence[Any]) -> dict[tuple[str, str], float]:
+    """Each (benchmark, problem)'s share of samples judged right (a sample's uid is benchmark/problem/sample)."""
+    verdicts: dict[tuple[str, str], list[bool]] = {}
+    for item in items:
+        bench, problem = (item.uid or "//").rsplit("/", 2)[:2]
+        verdicts.setdefault((bench, problem), []).append(item.verdict is True)
+    return {key: sum(v) / len(v) for key, v in verdicts.items()}
+
+
+def paired_by_problem(items_a: Sequence[Any], items_b: Sequence[Any]) -> dict[str, Any]:
+    """B - A for two policy evaluations of the same problems, paired by problem: per benchmark the mean over its
+    problems of B's share of right samples minus A's, and overall the mean over benchmarks (as ``accuracy`` is),
+    each with the interval of a paired randomization test that exchanges the two runs' shares problem by problem
+    (:func:`harness.core.uncertainty.randomized_change`). The samples of one problem are not independent draws:
+    McNemar over samples would count a problem eight times. With one sample a problem the test is McNemar's.
+    Keyed by the metric names of :func:`policy_metrics`, each a :class:`~harness.core.uncertainty.RandomizedChange`;
+    none when the runs' problems differ, and a benchmark where no problem's share differs is left out."""
+    from harness.core.uncertainty import randomized_change
+    from suites.math_benchmarks import display_name
+
+    rates_a, rates_b = _problem_rates(items_a), _problem_rates(items_b)
+    if set(rates_a) != set(rates_b):
+        return {}
+    rows = [(bench, rates_a[bench, problem], rates_b[bench, problem]) for bench, problem in rates_a]
+
+    def change(counts: dict[tuple[str, float, float], int], only: str | None = None) -> float | None:
+        per: dict[str, list[float]] = {}
+        for (bench, a, b), count in counts.items():
+            if only is None or bench == only:
+                sums = per.setdefault(bench, [0.0, 0])
+                sums[0] += count * (b - a)
+                sums[1] += count
+        return sum(total / n for total, n in per.values()) / len(per) if per else None
+
+    def exchanged(row: tuple[str, float, float]) -> tuple[str, float, float]:
+        return row[0], row[2], row[1]
+
+    out: dict[str, Any] = {}
+    for name, only in [("accuracy", None), *((f"accuracy/{display_name(b)}", b) for b in dict.fromkeys(r[0] for r in rows))]:
+        tested = randomized_change(lambda counts, only=only: change(counts, only), rows, exchanged)
+        if tested is not None:
+            out[name] = tested
+    return out
 
 
 def policy_metrics(items: Sequence[Any], benchmarks: Sequence[str]) -> list[Any]:

@@ -48,6 +48,7 @@ class LayoutColumns:
     average: Average | None = None
     suite: str = ""  # a run matches only if it ran this suite (the paper's benchmark), when set
     items: int = 0  # how many items the paper's figures are over, when known
+    counts: tuple[int, ...] = ()  # per column, the items each figure is a share of (its interval's n), when known
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,10 @@ def _layouts(raw: Any, where: str) -> dict[str, LayoutColumns]:
             if len(of) != len(weights) or not set(of) <= set(columns):
                 raise PublishedDataError(f"{where}: layout {name}: average needs one weight per column it averages")
             average = Average(of, weights, float(avg.get("tolerance", 0.01)))
-        out[str(name)] = LayoutColumns(columns, average, str(spec.get("suite", "")), int(spec.get("items", 0)))
+        counts = tuple(int(n) for n in spec.get("counts", ()))
+        if counts and (len(counts) != len(columns) or min(counts) < 1):
+            raise PublishedDataError(f"{where}: layout {name}: counts needs one positive item count per column")
+        out[str(name)] = LayoutColumns(columns, average, str(spec.get("suite", "")), int(spec.get("items", 0)), counts)
     return out
 
 

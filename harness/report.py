@@ -190,8 +190,10 @@ def category_table(runs: Sequence[RunRecord], title: str = "") -> Table:
 
 
 INTERVAL_NOTE = ("[low, high]: the 95% interval (Wilson for a share of items or, for a policy, of its mean over "
-                 "problems; a seeded bootstrap over items for F1, AUROC, ECE and macro accuracy); ± a standard "
-                 "deviation (over seeds), as the column says")
+                 "problems; for F1, Wilson's of the true positives' share of the items labelled or paid correct, "
+                 "carried over, and for macro accuracy the categories' Wilson intervals combined (MOVER), in runs "
+                 "stored from 2026-11-28 on, a seeded bootstrap over items in earlier ones; a seeded bootstrap over "
+                 "items for AUROC and ECE); ± a standard deviation (over seeds), as the column says")
 
 
 def estimate(metric: Metric | None) -> Estimate | None:
@@ -257,22 +259,20 @@ def comparability(a: RunRecord, b: RunRecord) -> list[str]:
     return []
 
 
-def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False, paired: Any = None,
+def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False,
                   changes: Mapping[str, tuple[float, float | None, float | None]] | None = None) -> Table:
     """Metrics of two runs side by side with the change; a note says when the runs scored different suites or
     data. ``for_reading`` (a terminal, Markdown): the columns are A and B, the runs named once in the title, and
     the note left to the command's warning; otherwise (CSV, JSON) the columns are the run ids, which a file needs.
 
-    On the same items a change has its paired interval and a verdict from the test behind it: ``changes``
-    (:func:`suites.metrics.paired_changes`: accuracy, recall and each category's accuracy by the interval the exact
-    McNemar test inverts, macro accuracy, precision and F1 by a paired bootstrap over items) and ``paired`` (the
-    runs' :class:`~harness.core.uncertainty.PairedComparison` of accuracy, for a caller that has only that). "better"/"worse" only where the interval leaves 0 out, "no
-    difference shown" otherwise; a metric with no paired test gets no verdict: a change of -0.0 or one within the
-    noise is not "worse"."""
+    On the same items a change has its paired interval and a verdict from the test behind it, from ``changes``:
+    for reward evaluations :func:`suites.metrics.paired_changes` (accuracy, recall and each category's accuracy
+    by the interval the exact McNemar test inverts, macro accuracy, precision and F1 by a paired randomization
+    test), for policy evaluations :func:`harness.policy_eval.paired_by_problem` (paired by problem). "better" or
+    "worse" only where the interval leaves 0 out, "no difference shown" otherwise; a metric with no paired test
+    gets no verdict: a change of -0.0 or one within the noise is not "worse"."""
     b_metrics = {m.name: m for m in b.metrics}
     changes = dict(changes or {})
-    if paired is not None:  # a reader's own test of accuracy (the same as changes', where both are given)
-        changes["accuracy"] = (paired.difference, paired.low, paired.high)
     rows: list[list[Any]] = []
     percent: set[tuple[int, int]] = set()
     for m in a.metrics:
@@ -297,7 +297,8 @@ def compare_table(a: RunRecord, b: RunRecord, for_reading: bool = False, paired:
                      int(delta) if counts and delta is not None and change is delta else change, verdict])
     tested = ("change: B - A, on the same items with its paired 95% interval (accuracy, recall and each "
               "category's accuracy: the interval the exact McNemar test inverts on their items; macro accuracy, "
-              "precision, F1: a paired bootstrap over items, none where no item moved them); verdict: better or "
+              "precision, F1: a paired randomization test's, none where no item moved them; a policy's accuracy: "
+              "paired by problem, a randomization test over problems); verdict: better or "
               "worse only where that interval leaves 0 out, else no difference shown; the other metrics' changes "
               "have no test and no verdict",)
     if for_reading:  # the runs named once: columns A and B keep each line short and the ids out of every line
@@ -315,7 +316,9 @@ def run_summary(run: RunRecord) -> list[tuple[str, str]]:
         ("status", run.status_text),
         ("reward", run.reward),
         ("suite", run.suite),
-        ("data", f"{run.data_source} ({run.data_hash[:19]})"),
+        # a policy's evaluation has a model, not a data file (its benchmarks are its suite)
+        ("model", run.data_source) if run.kind == RunKind.POLICY_EVAL
+        else ("data", f"{run.data_source} ({run.data_hash[:19]})" if run.data_hash else run.data_source),
         ("items", str(run.n_items)),
         ("created", run.created_at),
         ("wall time", wall),
@@ -515,6 +518,8 @@ def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
     from harness.core.uncertainty import half_width_stderr, normal_interval, paired_comparison, wilson
 
     headers = ["comparison", "items", "A", "B", "B - A", "right only in A", "right only in B", "McNemar p", "significant"]
+    if a.kind == RunKind.POLICY_EVAL and b.kind == RunKind.POLICY_EVAL:
+        return _policy_paired_table(a, b, items_a, items_b)
     if paired_items(a, b, items_a, items_b):
         c = paired_comparison([judged_right(i) for i in items_a], [judged_right(i) for i in items_b])
         row = ["paired (same items)", c.n,
@@ -541,6 +546,25 @@ def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
         notes = ("the runs did not score the same items (or one kept none): no paired test; B - A has the normal "
                  "interval of two independent proportions, wider than a paired one",)
     return Table("Accuracy, B against A", headers, [row], frozenset({2, 3, 4}), notes)
+
+
+def _policy_paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow]) -> Table:
+    """Two policies' accuracy paired by problem (:func:`harness.policy_eval.paired_by_problem`): per benchmark and
+    overall, each run's figure, B - A with the interval of the randomization test over problems, and its p."""
+    from harness.policy_eval import paired_by_problem
+
+    tested = paired_by_problem(items_a, items_b)
+    headers = ["metric", "problems", "A", "B", "B - A", "randomization p", "significant"]
+    ma, mb = ({m.name: m for m in r.metrics} for r in (a, b))
+    rows = [[name, ma[name].n if name in ma else None, estimate(ma.get(name)), estimate(mb.get(name)),
+             Estimate(t.value, t.low, t.high), PValue(t.p_value), "yes" if t.significant() else "no"]
+            for name, t in tested.items()]
+    notes = ("paired by problem: per problem B's share of right samples minus A's; B - A is their mean (overall: "
+             "the mean over benchmarks) with the interval of a paired randomization test that exchanges the runs' "
+             "shares problem by problem (it leaves 0 out exactly when p < 0.05); the samples of one problem are "
+             "not independent, so no test over samples",) if rows else (
+             "the runs did not evaluate the same problems, or no problem's share differs: no paired test",)
+    return Table("Accuracy, B against A, paired by problem", headers, rows, frozenset({2, 3, 4}), notes)
 
 
 def flipped_table(a: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow], limit: int | None = 50,

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.core.spec import ComponentSpec, SpecError
 from harness.core.store import ItemRow, Metric, RunKind, RunRecord, RunStatus
-from harness.core.uncertainty import half_width_stderr, mean_and_sd, normal_interval
+from harness.core.uncertainty import half_width_stderr, mean_and_sd, normal_interval, wilson
 from harness.published import Published, PublishedRow, caveats
 from harness.report import INTERVAL_NOTE, Estimate, Table, category_table, estimate, judged_right, paired_items
 from suites.math_benchmarks import display_name, table3
@@ -156,8 +156,17 @@ def _layout_table(layout: str, runs: Sequence[RunRecord], published: Published |
     percent = frozenset(range(first, first + 2 * len(spec.columns)))
     decimals = {first + 2 * i + 1: 2 for i in range(len(spec.columns))}  # the papers print two decimals
 
-    def paper_values(row: PublishedRow | None) -> list[float | None]:
-        return [None if row is None else round(row.values[layout][c] / 100, 6) for c in spec.columns]
+    counts = published.layouts[layout].counts if layout in published.layouts else ()
+
+    def paper_values(row: PublishedRow | None) -> list[Any]:
+        """The paper's figures (percent as printed, to fractions); with the layout's item counts, each with the
+        Wilson interval its n implies, computed here (the papers print none)."""
+        if row is None:
+            return [None] * len(spec.columns)
+        values = [round(row.values[layout][c] / 100, 6) for c in spec.columns]
+        if not counts:
+            return values
+        return [Estimate(v, *(wilson(v * n, n) or (None, None))) for v, n in zip(values, counts)]
 
     def interleave(a: list[float | None], b: list[float | None]) -> list[float | None]:
         return [v for pair in zip(a, b) for v in pair]
@@ -185,7 +194,10 @@ def _layout_table(layout: str, runs: Sequence[RunRecord], published: Published |
              for source in dict.fromkeys(row.source for row in shown)]
     notes += [f"{row.system}: {row.note}" for row in shown if row.note]
     notes += run_notes
-    notes.append(INTERVAL_NOTE + "; the papers' figures are printed as published, without one")
+    notes.append(INTERVAL_NOTE + ("; the papers' figures as published, each with the Wilson interval of its item "
+                                  "count (" + ", ".join(f"{c} {n:,}" for c, n in zip(spec.columns, counts))
+                                  + "), computed here: the papers print none" if counts else
+                                  "; the papers' figures are printed as published, without one"))
     return Table(spec.title, headers, rows, percent, tuple(notes), decimals)
 
 

@@ -4,8 +4,9 @@ confusion matrix, and how often the reward abstained, timed out or crashed.
 A score that abstains (``verdict is None``) counts as a "not correct" prediction for accuracy, as a reward
 that cannot judge gives the trainer no positive signal; its rate is reported separately.
 
-Each rate carries its 95% interval: Wilson for proportions of items, a seeded bootstrap over items for F1, macro
-accuracy, ROC-AUC and ECE (:mod:`harness.core.uncertainty`).
+Each rate carries its 95% interval: Wilson for proportions of items, Wilson carried over for F1
+(:func:`f1_score`), the categories' Wilson intervals combined for macro accuracy (:func:`macro_accuracy`), a seeded
+bootstrap over items for ROC-AUC and ECE (:mod:`harness.core.uncertainty`); none where the bootstrap has no width.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from harness.core.items import REASON_CRASHED, REASON_TIMEOUT, Score
-from harness.core.uncertainty import bootstrap, bootstrap_counts, paired_comparison, randomized_change, wilson
+from harness.core.uncertainty import bootstrap, paired_comparison, randomized_change, wilson
 from suites.calibration import best_threshold, expected_calibration_error, is_continuous, roc_auc
 from suites.contract import Metric
 
@@ -39,16 +40,42 @@ def bootstrapped(metric: Metric, statistic: Callable[[Sequence], float | None], 
     return _with_interval(metric, bootstrap(statistic, rows))
 
 
-def counted(metric: Metric, statistic: Callable[[Mapping], float | None], rows: Sequence) -> Metric:
-    """As :func:`bootstrapped`, for a statistic of each distinct row's count (``statistic(Counter(rows))`` is the
-    metric's value): the resamples are counted in C (:func:`harness.core.uncertainty.bootstrap_counts`)."""
-    if metric.value is None:
-        return metric
-    return _with_interval(metric, bootstrap_counts(statistic, rows))
+def f1_score(tp: int, fp: int, fn: int, n: int) -> Metric:
+    """F1 of the "correct" verdict with an interval that never collapses: F1 = 2J / (1 + J), where J = TP / (TP + FP
+    + FN) is the share of true positives among the items labelled or paid correct (the Jaccard index); the interval
+    is J's Wilson interval carried over by that increasing map. A percentile bootstrap gave 100.0 [100.0, 100.0]
+    when every verdict was right, an interval of no width, as if F1 could not have been lower. Undefined (None)
+    without a true positive, as F1 is."""
+    if not tp:
+        return Metric("f1", None, True, n)
+    relevant = tp + fp + fn
+    low, high = wilson(tp, relevant) or (0.0, 1.0)
+    return Metric("f1", 2 * tp / (2 * tp + fp + fn), True, n, "overall", 2 * low / (1 + low), 2 * high / (1 + high))
+
+
+def macro_accuracy(right: Sequence[int], counts: Sequence[int], n: int) -> Metric:
+    """The mean of the categories' accuracies with the MOVER interval of that mean (Zou and Donner, 2008): each
+    category's Wilson interval recovers its variance on each side, ``low = m - sqrt(sum((a_k - l_k)^2)) / K`` and
+    ``high = m + sqrt(sum((u_k - a_k)^2)) / K``. One category gives its Wilson interval; all right still leaves
+    room below (a percentile bootstrap gave no width there)."""
+    if not counts:
+        return Metric("macro_accuracy", None, True, n)
+    shares = [r / c for r, c in zip(right, counts)]
+    bounds = [wilson(r, c) or (0.0, 1.0) for r, c in zip(right, counts)]
+    k = len(shares)
+    value = math.fsum(shares) / k
+    below = math.sqrt(math.fsum((a - lo) ** 2 for a, (lo, _) in zip(shares, bounds))) / k
+    above = math.sqrt(math.fsum((hi - a) ** 2 for a, (_, hi) in zip(shares, bounds))) / k
+    return Metric("macro_accuracy", value, True, n, "overall", max(0.0, value - below), min(1.0, value + above))
 
 
 def _with_interval(metric: Metric, interval: tuple[float, float] | None) -> Metric:
-    return metric if interval is None else replace(metric, low=interval[0], high=interval[1])
+    """``metric`` with ``interval``; none where it has no width (every resample gave the same value, as AUROC does
+    when the scores separate every pair): a bootstrap cannot say how far the value could be, and [1.0, 1.0] would
+    say it could be nowhere else."""
+    if interval is None or interval[0] == interval[1]:
+        return metric
+    return replace(metric, low=interval[0], high=interval[1])
 
 
 def _f1_of(counts: Mapping[tuple[bool, bool, str], int]) -> float | None:
@@ -150,11 +177,6 @@ def verifier_metrics(
     tn = n - tp - fp - fn
     precision = _ratio(tp, tp + fp)
     recall = _ratio(tp, tp + fn)
-    f1 = (
-        2 * precision * recall / (precision + recall)
-        if precision is not None and recall is not None and precision + recall > 0
-        else None
-    )
 
     per_cat: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for p, y, c in zip(predicted, labels, categories):
@@ -163,14 +185,12 @@ def verifier_metrics(
     order = [c for c in column_order if c in per_cat] + sorted(c for c in per_cat if c not in column_order)
     cat_acc = [per_cat[c][0] / per_cat[c][1] for c in order]
 
-    rows = list(zip(predicted, labels, categories))
     out = [
         proportion("accuracy", _ratio(tp + tn, n), True, n),
-        counted(Metric("macro_accuracy", sum(cat_acc) / len(cat_acc) if cat_acc else None, True, n),
-                _macro_of, rows),
+        macro_accuracy([per_cat[c][0] for c in order], [per_cat[c][1] for c in order], n),
         proportion("precision", precision, True, tp + fp),
         proportion("recall", recall, True, tp + fn),
-        counted(Metric("f1", f1, True, n), _f1_of, rows),
+        f1_score(tp, fp, fn, n),
     ]
     out += [proportion(f"accuracy/{c}", a, True, per_cat[c][1], "by_category") for c, a in zip(order, cat_acc)]
     out += [

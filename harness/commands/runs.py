@@ -13,7 +13,7 @@ from harness.commands.common import (
     store_option,
 )
 from harness.core.records import RunRecord
-from harness.core.store import RunStatus, StoreError
+from harness.core.store import RunKind, RunStatus, StoreError
 from harness.published import load_published
 from harness.report import (
     FORMATS,
@@ -91,25 +91,20 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fm
     store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
     items = store.items(a.id), store.items(b.id)  # read once: the verdict and the paired tables use both
-    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), paired=paired_accuracy(a, b, *items),
-                             changes=paired_metric_changes(a, b, *items))
+    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), changes=paired_metric_changes(a, b, *items))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
     emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped, items)], fmt)
 
 
-def paired_accuracy(a: RunRecord, b: RunRecord, items_a: list, items_b: list):
-    """The runs' paired comparison of accuracy when they scored the same items, else None."""
-    from harness.core.uncertainty import paired_comparison
-
-    if not paired_items(a, b, items_a, items_b):
-        return None
-    return paired_comparison([judged_right(i) for i in items_a], [judged_right(i) for i in items_b])
-
-
 def paired_metric_changes(a: RunRecord, b: RunRecord, items_a: list, items_b: list) -> dict:
-    """The paired bootstrap changes of macro accuracy, precision, recall and F1 when the runs scored the same
-    labelled items, else none."""
+    """Each tested metric's paired change with its interval when the runs scored the same items: two reward
+    evaluations item by item (:func:`suites.metrics.paired_changes`), two policy evaluations problem by problem
+    (:func:`harness.policy_eval.paired_by_problem`); none otherwise."""
+    if a.kind == RunKind.POLICY_EVAL and b.kind == RunKind.POLICY_EVAL:
+        from harness.policy_eval import paired_by_problem
+
+        return {name: (t.value, t.low, t.high) for name, t in paired_by_problem(items_a, items_b).items()}
     from suites.metrics import paired_changes
 
     if not paired_items(a, b, items_a, items_b) or any(i.label is None for i in items_a):
@@ -119,11 +114,12 @@ def paired_metric_changes(a: RunRecord, b: RunRecord, items_a: list, items_b: li
 
 
 def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int, items: tuple | None = None) -> list[Table]:
-    """B's accuracy against A's with its uncertainty, and the items that flipped when the runs are paired
-    (``items``: both runs' items, when the caller has read them already)."""
+    """B's accuracy against A's with its uncertainty, and the items that flipped when the runs are paired and
+    some did (no flip: the paired table's counts say so, and an empty table only prints its headers) (``items``:
+    both runs' items, when the caller has read them already)."""
     items_a, items_b = items if items is not None else (store.items(a.id), store.items(b.id))
     tables = [paired_table(a, b, items_a, items_b)]
-    if paired_items(a, b, items_a, items_b):
+    if paired_items(a, b, items_a, items_b) and any(judged_right(x) != judged_right(y) for x, y in zip(items_a, items_b)):
         tables.append(flipped_table(a, items_a, items_b, flipped or None, store.texts(a.id)))
     return tables
 

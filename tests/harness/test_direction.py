@@ -25,7 +25,7 @@ from scipy import stats
 from harness.cli import main
 from harness.core import server_client
 from harness.core.items import Item
-from harness.core.store import ItemRow, Metric, NewRun, RunStore
+from harness.core.store import ItemRow, Metric, NewRun, RunKind, RunStore
 from harness.core.uncertainty import half_width_stderr, normal_interval, wilson
 from harness.evaluate import EvalRequest, evaluate_reward
 from harness.policy_eval import policy_metrics
@@ -500,3 +500,56 @@ def test_eval_and_rescore_print_one_csv_table(tmp_path):
     assert len(evaluated) == 2 and any(t.startswith("Metrics") for t in evaluated)
     rescored = _csv_matches_json(store, "rescore", RunStore(store).get("latest").id, "--reward", "mathverify")
     assert "Accuracy, B against A" in rescored and any(t.startswith("Flipped items") for t in rescored)
+
+
+def _policy_run(store: RunStore, samples: dict[str, list[bool]]) -> str:
+    items = _policy_items(samples)
+    with store.recording(NewRun(RunKind.POLICY_EVAL, "rule", "math:gsm8k", "m", "", len(samples), {}, {})) as run_id:
+        store.complete(run_id, items, policy_metrics(items, ["gsm8k"]), 1.0)
+    return run_id
+
+
+def test_two_policies_are_compared_paired_by_problem(tmp_path):
+    """Eight samples a problem, twelve problems. B is right more often on ten problems, by 1/8 each; A on none.
+    By problem: B - A = 10 * (1/8) / 12 = +10.4 points, and the exchange test over problems gives p = 2/2^10
+    (only the all-one-way assignments are as far from 0), so B is better. Over samples the same data are 10
+    flips against 0 as well, but the problems, not the samples, are the units: the table says paired by problem."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    a_samples = {f"p{i}": [True] * 4 + [False] * 4 for i in range(12)}
+    b_samples = {f"p{i}": [True] * (5 if i < 10 else 4) + [False] * (3 if i < 10 else 4) for i in range(12)}
+    a, b = _policy_run(store, a_samples), _policy_run(store, b_samples)
+    tables = _json_tables(_cli(tmp_path / "runs.sqlite", "compare", a, b, "--format", "json"))
+    [overall, bench] = tables["Accuracy, B against A, paired by problem"]["rows"]
+    assert overall["metric"] == "accuracy" and bench["metric"] == "accuracy/GSM8K" and overall["problems"] == 12
+    assert overall["B - A"] == pytest.approx(10 / 8 / 12)
+    assert overall["randomization p"] == pytest.approx(2 / 2 ** 10, abs=0.002)
+    assert overall["significant"] == "yes" and overall["B - A low"] > 0
+    [accuracy] = [r for r in tables[f"{a} -> {b}"]["rows"] if r["metric"] == "accuracy"]
+    assert accuracy["verdict"] == "better" and accuracy["change low"] == pytest.approx(overall["B - A low"])
+    backward = _json_tables(_cli(tmp_path / "runs.sqlite", "compare", b, a, "--format", "json"))
+    [turned, _] = backward["Accuracy, B against A, paired by problem"]["rows"]
+    assert turned["B - A"] == pytest.approx(-10 / 8 / 12) and turned["B - A high"] < 0
+    [worse] = [r for r in backward[f"{b} -> {a}"]["rows"] if r["metric"] == "accuracy"]
+    assert worse["verdict"] == "worse"
+    fields = {r["field"]: r["value"] for r in _json_tables(_cli(tmp_path / "runs.sqlite", "show", a,
+                                                                 "--format", "json"))["Run"]["rows"]}
+    assert fields["model"] == "m" and "data" not in fields  # a policy has a model, not a data file with a hash
+
+
+def test_runs_with_the_same_verdicts_print_no_empty_flipped_table(runs):
+    path, a, _ = runs
+    titles = _json_tables(_cli(path, "compare", a, a, "--format", "json"))
+    assert "Accuracy, B against A" in titles and not any(t.startswith("Flipped items") for t in titles)
+
+
+def test_policies_with_one_problem_moved_show_no_difference(tmp_path):
+    """One problem of twelve moves by all eight samples: 8 flips over samples (McNemar p = 0.008 would call it),
+    one problem by problem (p = 1): no difference shown."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    a = _policy_run(store, {f"p{i}": [i % 2 == 0] * 8 for i in range(12)})
+    b = _policy_run(store, {f"p{i}": [i % 2 == 0 or i == 1] * 8 for i in range(12)})
+    tables = _json_tables(_cli(tmp_path / "runs.sqlite", "compare", a, b, "--format", "json"))
+    [overall, _] = tables["Accuracy, B against A, paired by problem"]["rows"]
+    assert overall["B - A"] == pytest.approx(1 / 12) and overall["significant"] == "no" and overall["B - A low"] <= 0
+    [accuracy] = [r for r in tables[f"{a} -> {b}"]["rows"] if r["metric"] == "accuracy"]
+    assert accuracy["verdict"] == "no difference shown"

@@ -66,8 +66,9 @@ def test_plain_math_verify_on_verifybench_hard_is_shown_beside_the_papers_math_v
     assert table.headers[:3] == ["Reward", "Num", "Num (paper)"] and table.headers[-2:] == ["Paper row", "Source"]
     [row] = table.rows
     assert row[0] == "mathverify" and row[-2] == "math-verify 0.8.0" and "2505.15801" in row[-1]
-    assert table.cell(0, 1) == "90.0" and table.cell(0, 2) == "84.52"  # ours, then the paper's as printed
-    assert table.cell(0, table.headers.index("AVG (paper)")) == "76.00"
+    # ours, then the paper's as printed, with the Wilson interval of its n (252 Num items, 1,000 in all)
+    assert table.cell(0, 1) == "90.0" and table.cell(0, 2) == "84.52 [79.54, 88.46]"
+    assert table.cell(0, table.headers.index("AVG (paper)")) == "76.00 [73.26, 78.54]"
     assert any("math-verify 0.8.0" in note for note in table.notes)
     assert "mathverify scored 10 items of verifybench-hard; the paper's figures are over 1000." in table.notes
 
@@ -148,3 +149,23 @@ def test_cli_tables_with_a_users_published_file(store, tmp_path):
     failed = CliRunner().invoke(main, [*args, "--published-file", str(bad)])
     assert failed.exit_code == 1 and "row 1 (X): missing 'source'" in failed.output
     assert json.loads(CliRunner().invoke(main, [*args[:-1], "json"]).stdout)[0]["notes"]
+
+
+def test_a_papers_figure_has_the_wilson_interval_of_its_item_count(tmp_path):
+    """VerifyBench-Hard's columns are shares of 252, 88, 430 and 230 items and AVG of 1,000: each published figure
+    gets statsmodels' Wilson interval at its own column's n (Exp's, of 88 items, the widest), and the note says
+    the interval was computed here."""
+    proportion = pytest.importorskip("statsmodels.stats.proportion")
+    result = CliRunner().invoke(main, ["--store", str(tmp_path / "s.sqlite"), "tables", "--layout", "verifybench-hard",
+                                       "--published", "all", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [table] = json.loads(result.stdout)
+    [row] = [r for r in table["rows"] if r["Paper row"] == "math-verify 0.8.0"]
+    widths = {}
+    for column, n in (("Num", 252), ("Exp", 88), ("MC", 430), ("Str", 230), ("AVG", 1000)):
+        value = row[f"{column} (paper)"]
+        low, high = proportion.proportion_confint(value * n, n, alpha=0.05, method="wilson")
+        assert (row[f"{column} (paper) low"], row[f"{column} (paper) high"]) == (pytest.approx(low), pytest.approx(high))
+        widths[column] = high - low
+    assert max(widths, key=widths.get) == "Exp" and min(widths, key=widths.get) == "AVG"
+    assert any("Exp 88" in note and "computed here" in note for note in table["notes"])

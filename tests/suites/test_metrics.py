@@ -9,6 +9,11 @@ from suites import metrics
 from suites.metrics import verifier_metrics
 
 
+def by_metric(metrics):
+    """The metrics by name, as Metric records (their intervals included)."""
+    return {m.name: m for m in metrics}
+
+
 def by_name(metrics):
     return {m.name: m.value for m in metrics}
 
@@ -106,3 +111,42 @@ def test_backfilled_intervals_only_for_the_values_the_items_give_again():
               metrics.Metric("f1", fresh["f1"].value + 0.05, True, 30, "overall")]
     got = backfill_intervals(labels, scores, categories, stored)
     assert got == {"accuracy": fresh["accuracy"].interval}
+
+
+def test_f1s_interval_is_wilsons_of_the_jaccard_share_carried_over():
+    """F1 = 2J / (1 + J), J = TP / (TP + FP + FN): the interval is statsmodels' Wilson interval of J, mapped."""
+    proportion = pytest.importorskip("statsmodels.stats.proportion")
+    labels = [True] * 30 + [False] * 20
+    verdicts = [True] * 24 + [False] * 6 + [True] * 5 + [False] * 15  # TP 24, FN 6, FP 5
+    f1 = by_metric(verifier_metrics(labels, [Score.correct() if v else Score.incorrect() for v in verdicts],
+                                    ["A"] * 50))["f1"]
+    low, high = proportion.proportion_confint(24, 35, alpha=0.05, method="wilson")
+    assert f1.value == pytest.approx(48 / 59)
+    assert (f1.low, f1.high) == (pytest.approx(2 * low / (1 + low)), pytest.approx(2 * high / (1 + high)))
+
+
+def test_macro_accuracy_is_the_mover_interval_of_the_categories_wilson_intervals():
+    proportion = pytest.importorskip("statsmodels.stats.proportion")
+    labels = [True] * 40
+    verdicts = [True] * 18 + [False] * 2 + [True] * 5 + [False] * 15  # category A 18/20, B 5/20
+    got = by_metric(verifier_metrics(labels, [Score.correct() if v else Score.incorrect() for v in verdicts],
+                                     ["A"] * 20 + ["B"] * 20))["macro_accuracy"]
+    (la, ua), (lb, ub) = (proportion.proportion_confint(k, 20, alpha=0.05, method="wilson") for k in (18, 5))
+    mean = (0.9 + 0.25) / 2
+    assert got.value == pytest.approx(mean)
+    assert got.low == pytest.approx(mean - ((0.9 - la) ** 2 + (0.25 - lb) ** 2) ** 0.5 / 2)
+    assert got.high == pytest.approx(mean + ((ua - 0.9) ** 2 + (ub - 0.25) ** 2) ** 0.5 / 2)
+    one = by_metric(verifier_metrics(labels[:20], [Score.correct()] * 18 + [Score.incorrect()] * 2, ["A"] * 20))
+    assert (one["macro_accuracy"].low, one["macro_accuracy"].high) == (pytest.approx(la), pytest.approx(ua))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.sampled_from("ABC"),
+                          st.floats(min_value=0, max_value=1)), min_size=1, max_size=40))
+def test_no_metric_has_an_interval_of_no_width(rows):
+    """All right, all wrong, one item, one category: an interval either has width or is not given."""
+    labels = [y for y, _, _, _ in rows]
+    scores = [Score(v, p, "model") for _, p, _, v in rows]
+    for m in verifier_metrics(labels, scores, [c for _, _, c, _ in rows]):
+        if m.interval is not None:
+            assert m.low < m.high, m
