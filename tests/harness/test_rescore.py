@@ -86,4 +86,27 @@ def test_eval_policy_stores_every_generation_and_rescoring_pays_them_again_witho
     [items_table] = [t for t in json.loads(shown) if t["title"] == "Items"]
     assert [r["completion"] for r in items_table["rows"]] == [texts[i].completion for i in range(3)]
     compared = json.loads(_cli(store_file, "compare", first.id, second.id, "--format", "json").stdout)
-    assert any(t["rows"] and t["rows"][0].get("comparison") == "paired (same items)" for t in compared)
+    # two policy evaluations are compared problem by problem (a row per benchmark where some problem moved)
+    [paired] = [t for t in compared if t["title"] == "Accuracy, B against A, paired by problem"]
+    moved = any(x.verdict != y.verdict for x, y in zip(items, store.items(second.id)))
+    assert bool(paired["rows"]) == moved
+
+
+def test_rescore_show_and_compare_read_the_path_the_run_recorded_first(tmp_path, data_root, monkeypatch):
+    """A run made with --data relative to the data root: later, with another data root set (or none), the data
+    file in place and unchanged is read from the path the run recorded, and rescore says where from."""
+    store_file = tmp_path / "s.sqlite"
+    _cli(store_file, "eval", "--reward", "rule:workers=1", "--suite", "verifybench-hard", "--data",
+         "verifier/verifybench_hard_subset_longjudgebench", "--limit", "6")
+    source = RunStore(store_file).runs()[0]
+    assert source.config["data"] == "verifier/verifybench_hard_subset_longjudgebench"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("HARNESS_DATA_ROOT", str(elsewhere))  # the relative --data no longer resolves
+    monkeypatch.chdir(elsewhere)
+    done = CliRunner().invoke(main, ["--store", str(store_file), "rescore", source.id, "--reward", "mathverify:workers=1"])
+    assert done.exit_code == 0, done.output
+    assert f"texts read from {source.data_source}" in done.stderr
+    shown = CliRunner().invoke(main, ["--store", str(store_file), "show", source.id, "--items", "--format", "json"])
+    [items] = [t for t in json.loads(shown.stdout) if t["title"] == "Items"]
+    assert "completion" in items["rows"][0] and not items.get("notes")

@@ -9,6 +9,7 @@ from harness.cli import main
 from rewards import REWARDS, Score
 from suites.calibration import best_threshold, expected_calibration_error, reliability, roc_auc, threshold_curve
 from suites.metrics import verifier_metrics
+from tests.harness.csv_tables import csv_tables
 
 from ..conftest import svg_texts
 
@@ -63,7 +64,8 @@ def test_probe_hacking_flags_what_a_reward_pays_for(tmp_path, data_root):
     finally:
         REWARDS._entries.pop("pays-for-plans", None)
     assert result.exit_code == 0, result.output
-    flagged = {line.split(",")[0] for line in result.stdout.splitlines() if line.endswith("EXPLOITABLE")}
+    [rows] = csv_tables(result.stdout).values()
+    flagged = {row["family"] for row in rows if row.get("flag") == "EXPLOITABLE"}
     assert flagged == {"plan_only"}
     assert rule.exit_code == 0 and "EXPLOITABLE" not in rule.stdout  # the rule reward pays none of them
 
