@@ -24,10 +24,10 @@ for f in "$SECOND"/data/*.jsonl "$SECOND/pilot.json"; do
 done
 [ -d "$OUT/sft/final" ] || harness sft --data "$OUT/sft.jsonl" --output "$OUT/sft" --learning-rate 5e-5 --seed 0 \
     --max-steps 60 --batch-size 8
-# the static model: the third test's recipe, each question as the policy is asked it
+# the static model: the third test's recipe, each question as the policy is asked it, 16 epochs (the README's amendment)
 [ -f "$OUT/verifyrm/verifyrm.json" ] || harness train-rm --base minilm-l6 --output "$OUT/verifyrm" \
     --suite "jsonl:reference=reference_answer,data=$OUT/rm_rollouts.jsonl,label=label_fooled" --lr 1e-4 \
-    --val-fraction 0.1 --seed 0 --epochs 8 --questions policy
+    --val-fraction 0.1 --seed 0 --epochs 16 --questions policy
 SUMS="$(cd "$SECOND/data" && pwd)/SHA256SUMS"
 (cd "$OUT" && grep -v "verifyrm/model.safetensors" "$SUMS" | sha256sum --check --quiet -) || {
   echo "the data or the warm-up differ from $SUMS: no run started" >&2; exit 1; }
