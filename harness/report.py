@@ -91,6 +91,9 @@ class Table:
     bare_columns: frozenset[int] = frozenset()
     # single cells printed as percentages in a column that is not (a metrics table's shares among its counts)
     percent_cells: frozenset[tuple[int, int]] = frozenset()
+    # a table of a few runs' columns reads turned when too wide; a list (of runs) is never turned: turned or not
+    # would then depend on how many rows it has, and two runs would print one layout and three another
+    turns: bool = True
 
     def is_percent(self, row: int, col: int) -> bool:
         return col in self.percent_columns or (row, col) in self.percent_cells
@@ -246,7 +249,7 @@ def runs_table(runs: Sequence[RunRecord]) -> Table:
         for r in runs
     ]
     return Table("Runs", ["run", "status", "reward", "suite", "items", "accuracy", "created"], rows, frozenset({5}),
-                 bare_columns=frozenset({1, 2, 3, 6}))
+                 bare_columns=frozenset({1, 2, 3, 6}), turns=False)
 
 
 def comparability(a: RunRecord, b: RunRecord) -> list[str]:
@@ -438,8 +441,9 @@ def turned(table: Table) -> Table:
 
 def fitted(table: Table, width: int) -> Table:
     """The table as it is when every value fits whole in ``width`` columns, else turned (a table of one or a few
-    runs with many columns reads as a line per column); the caller prints :func:`as_lines` when neither fits."""
-    if needed_width(table) <= width or not table.rows:
+    runs with many columns reads as a line per column) unless it is a list that never turns; the caller prints
+    :func:`as_lines` when neither fits."""
+    if needed_width(table) <= width or not table.rows or not table.turns:
         return table
     return turned(table)
 

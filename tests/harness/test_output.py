@@ -117,3 +117,20 @@ def test_piped_runs_lines_name_only_what_needs_a_name(robustness_run):
     assert re.match(r"^\S+  complete  rule\S*  robustness  items=\d+  accuracy=\d+\.\d \[\d+\.\d, \d+\.\d\]  "
                     r"\d{4}-\d\d-\d\dT", line)
     assert len(line) < 140  # the same line with every header named ran to 160
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_runs_prints_one_layout_whatever_the_number_of_runs(tmp_path, columns):
+    """Two runs and three print alike: a table when it fits, else a line per run; never a list turned on its side
+    for two runs and lines for three."""
+    store = str(tmp_path / "s.sqlite")
+    layouts = []
+    for n in (1, 2, 3):
+        assert _cli("--store", store, "eval", "--reward", "rule:workers=1", "--suite", "sample", "--limit",
+                    str(n + 1)).exit_code == 0
+        listed = _cli("--store", store, "runs", columns=columns).stdout
+        ids = re.findall(r"\d{8}-\d{6}-[0-9a-f]{6}", listed)
+        lines = [line for line in listed.splitlines() if any(i in line for i in ids)]
+        assert len(set(ids)) == n and len(lines) == n, listed  # each run on a line of its own, never turned
+        layouts.append("status=" in listed or "complete" in lines[0])
+    assert len(set(layouts)) == 1
