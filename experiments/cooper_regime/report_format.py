@@ -18,7 +18,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness.core.store import RunStore
+from harness.core.store import RunKind, RunStore
 from harness.core.uncertainty import paired_t_interval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -144,7 +144,7 @@ def summary(store: RunStore) -> tuple[str, list[str]]:
                          f"{_step(r['T'])}; by then Cooper had made {r['updates']:.0f} updates from {r['pairs']:.0f} "
                          f"valid pairs and paid the probe's hole item {_pct(r['hole_pay_at_T'])}.")
         lines.append("")
-    lines += ["## Runs in the store", "", *runs_list(groups), ""]
+    lines += ["## Runs in the store", "", *runs_list(groups, store.runs(kind=RunKind.RM_TRAIN.value, limit=100)), ""]
     return "\n".join(lines), ids
 
 

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness.core.store import RunRecord, RunStore
+from harness.core.store import RunKind, RunRecord, RunStore
 from harness.core.uncertainty import mean_and_sd, paired_t_interval, wilson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -177,12 +177,25 @@ def criteria(groups: Mapping[str, Mapping[int, Steps]]) -> list[str]:
                      f"final hole usage at step {_step(r['T'])}, by which Cooper had made {r['updates']:.0f} updates "
                      f"from {r['pairs']:.0f} valid pairs and paid the probe's hole item {_pct(r['hole_pay_at_T'])} "
                      f"(ties {_pct(r['hole_tie_at_T'])}); steps whose every group held no right rollout: "
-                     f"{r['dry_steps']:.0f} (first {_step(r['first_dry'])}).")
+                     f"{r['dry_steps']:.0f} (first {_step(r['first_dry'])}); steps with no valid pair, so no "
+                     f"update: {_no_pair(groups['cooper_group'][s])}.")
     return lines
 
 
-def runs_list(groups: Mapping[str, Mapping[int, tuple[list[RunRecord], Steps]]]) -> list[str]:
+def _no_pair(steps: Steps) -> str:
+    """The steps at which a learning reward made no valid pair (and so no update), with their count."""
+    none = [k for k in sorted(steps) if k > 0 and steps[k].get("rm_valid_pairs") == 0]
+    return f"{len(none)} ({', '.join(map(str, none))})" if none else "0"
+
+
+def runs_list(groups: Mapping[str, Mapping[int, tuple[list[RunRecord], Steps]]],
+              builds: Sequence[RunRecord] = ()) -> list[str]:
+    """Every run in the store: the static model's build records (``builds``), then the training runs by arm."""
     lines = ["| arm | seed | run | status | commit | wall s |", "|---|---:|---|---|---|---:|"]
+    for run in builds:
+        wall = f"{run.wall_seconds:,.0f}" if run.wall_seconds is not None else "—"
+        lines.append(f"| static model build | — | {run.id} | {run.status_text} | "
+                     f"{run.versions.get('commit', 'unknown')[:12]} | {wall} |")
     for arm, seeds in groups.items():
         for seed, (runs, _) in sorted(seeds.items()):
             for run in runs:
@@ -207,7 +220,7 @@ def summary(store: RunStore) -> tuple[str, list[str]]:
             lines += ["Not every run has finished: the verdicts below are on the runs that have and are not the "
                       "experiment's.", ""]
         lines += [*criteria(done), ""]
-    lines += ["## Runs in the store", "", *runs_list(groups), ""]
+    lines += ["## Runs in the store", "", *runs_list(groups, store.runs(kind=RunKind.RM_TRAIN.value, limit=100)), ""]
     return "\n".join(lines), ids
 
 
