@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -153,7 +155,8 @@ def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
         # a git repository" reaches the user's terminal outside a checkout; the commit that matters is this
         # code's, which the run records (harness.core.versions), so lm-eval is given that one
         evaluator = require("lm_eval.evaluator", "policy evaluation")
-        with mock.patch.object(evaluator, "get_git_commit_hash", lambda: code_commit()["commit"]):
+        with mock.patch.object(evaluator, "get_git_commit_hash", lambda: code_commit()["commit"]), \
+                quiet_lm_eval_bars(not sys.stderr.isatty()):
             results = lm_eval.simple_evaluate(
                 model=request.backend, model_args=args, tasks=tasks, batch_size=request.batch_size,
                 task_manager=TaskManager(include_path=str(folder)), apply_chat_template=True, log_samples=False,
@@ -173,6 +176,36 @@ def evaluate_policy(request: PolicyEvalRequest) -> dict[str, float]:
         _Scored.lines = None
         close_rule_reward()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# lm-eval's modules whose progress bars draw while a policy generates or is scored
+_LM_EVAL_BARS = ("lm_eval.models.huggingface", "lm_eval.models.vllm_causallms", "lm_eval.api.model")
+
+
+@contextmanager
+def quiet_lm_eval_bars(quiet: bool) -> Iterator[None]:
+    """No lm-eval progress bar while ``quiet`` (stderr is a log, not a terminal): lm-eval passes ``disable=False``
+    to tqdm itself, which ``TQDM_DISABLE`` cannot override, and a bar redrawn in a log is one long line of carriage
+    returns; the harness's own progress lines say how far it is."""
+    if not quiet:
+        yield
+        return
+    import importlib
+
+    from tqdm import tqdm
+
+    def silent(*args: Any, **kwargs: Any) -> Any:
+        return tqdm(*args, **{**kwargs, "disable": True})
+
+    with ExitStack() as stack:
+        for name in _LM_EVAL_BARS:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:  # a backend whose packages are not installed (vllm): it draws nothing here
+                continue
+            if hasattr(module, "tqdm"):
+                stack.enter_context(mock.patch.object(module, "tqdm", silent))
+        yield
 
 
 def with_lineage(request: PolicyEvalRequest, store: Any, name: str = "") -> PolicyEvalRequest:

@@ -97,3 +97,25 @@ def test_limit_samples_problems_as_eval_limit_samples_items(data_root):
     assert five == normalised_records("gsm8k", 5) and len(five) == 5
     positions = [every.index(r) for r in five]
     assert positions == sorted(positions) and positions != list(range(5)) and max(positions) > 100
+
+
+def test_lm_evals_own_bars_are_silent_in_a_log_and_drawn_on_a_terminal():
+    """lm-eval asks tqdm for a bar with disable=False, which TQDM_DISABLE cannot override: in a log (quiet) the bar
+    lm-eval's HF model draws while generating is disabled, on a terminal it is left as lm-eval makes it."""
+    import io
+
+    huggingface = pytest.importorskip("lm_eval.models.huggingface")
+    from harness.policy_eval import quiet_lm_eval_bars
+
+    def drawn() -> str:
+        out = io.StringIO()
+        bar = huggingface.tqdm(total=3, disable=False, file=out, desc="Running generate_until requests")
+        bar.update(3)
+        bar.close()
+        return out.getvalue()
+
+    with quiet_lm_eval_bars(True):
+        assert drawn() == ""
+    assert "generate_until" in drawn()  # restored after
+    with quiet_lm_eval_bars(False):
+        assert "generate_until" in drawn()
