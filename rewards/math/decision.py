@@ -31,6 +31,7 @@ from rewards.math.reading import (
     WORD,
     canonical_latex,
     labelled_parts,
+    labelled_quantities,
     last_math_segment,
     normalize_text,
     number_of,
@@ -518,6 +519,35 @@ def _verdicts(question: str, gold: str, pred: str) -> Score | None:
     return Score.correct(REASON_STRING_MATCH, pred)
 
 
+_TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textrm|mbox)\b")
+
+
+def _labelled_quantities(question: str, gold: str, pred: str) -> Score | None:
+    """Values with labels set as text (``30 \text{ red}, 40 \text{ yellow}, 15 \text{ green}``): each value is
+    compared with the value of the same label, and a label on one side that the other lacks is a mismatch, as is a
+    plain list against a labelled one. math-verify read only ``30 \text{ red}`` of each and paid
+    ``30 \text{ red}, 45 \text{ blue}, 10 \text{ green}``. Undecided when a value is."""
+    gold_parts, parts = labelled_quantities(gold), labelled_quantities(pred)
+    if gold_parts is None and parts is None:
+        return None
+    if gold_parts is None or parts is None:
+        labelled, other = (gold_parts, pred) if parts is None else (parts, gold)
+        plain = split_top_level(other)
+        if plain is None or len(plain) != len(labelled) or any(_TEXT_COMMAND.search(p) for p in plain):
+            return None  # no list of as many plain values: another rule's case
+        return Score.incorrect(REASON_MISMATCH, pred, "labelled values against unlabelled ones")
+    if set(gold_parts) != set(parts):
+        missing = sorted(set(gold_parts) ^ set(parts))
+        return Score.incorrect(REASON_MISMATCH, pred, f"labels on one side only: {', '.join(missing)}")
+    verdicts = {label: decide_exactly(question, gold_parts[label], parts[label]) for label in gold_parts}
+    wrong = [label for label, v in verdicts.items() if v is not None and v.verdict is False]
+    if wrong:
+        return Score.incorrect(REASON_MISMATCH, pred, f"{wrong[0]}: {parts[wrong[0]]} against {gold_parts[wrong[0]]}")
+    if all(v is not None and v.verdict is True for v in verdicts.values()):
+        return Score.correct(REASON_VERIFIED, pred)
+    return None
+
+
 @dataclass(frozen=True)
 class Rule:
     """One exact rule: the family it closes (its robustness-suite family where it has one) and where that family
@@ -532,6 +562,8 @@ class Rule:
 # cases in tests/rewards (and its cited cases in suites/data/robustness.jsonl).
 DECISIONS: tuple[Rule, ...] = (
     Rule("identical_forms", "the same LaTeX up to spacing and sizing", _identical_forms),
+    Rule("labelled_quantities", "olympiad answers judged by strong models: 30 red, 40 yellow, 15 green, label by label",
+         _labelled_quantities),
     Rule("labelled_parts", "TinyV HardVerify-Math (arXiv 2505.14625): p = 3, q = 5 for 3, 5", _labelled_parts_rule),
     Rule("percent", "CompassVerifier (arXiv 2507.03219): a fraction for a percent", _percentages),
     Rule("angle_units", "VerifyBench (arXiv 2505.15801): degrees against radians", _angles),

@@ -96,6 +96,34 @@ def labelled_parts(answer: str) -> list[tuple[str, str, str]] | None:
     return out
 
 
+# A value with its label set as text after it: ``30 \text{ red}``, ``12\,\mathrm{apples}``.
+_QUANTITY = re.compile(r"\s*(?P<value>(?:(?!\\(?:text|mathrm|textrm|mbox)\b).)*?[\w)}])\s*"
+                       r"\\(?:text|mathrm|textrm|mbox)\s*\{\s*(?P<label>[^{}]*?)\s*\}\s*")
+
+
+def labelled_quantities(answer: str) -> dict[str, str] | None:
+    """``30 \text{ red}, 45 \text{ blue}`` as {label: value}: two or more values, each followed by a label in
+    words set as text, the labels all different (a repeated one is a unit, ``3 \text{ cm}, 4 \text{ cm}``). None
+    for anything else."""
+    pieces = split_top_level(_SPACING.sub(" ", answer)) if len(answer) <= 500 else None
+    if pieces is None or len(pieces) < 2:
+        return None
+    out: dict[str, str] = {}
+    for piece in pieces:
+        m = _QUANTITY.fullmatch(piece)
+        label = single_label(m.group("label")) if m else ""
+        if not label or label in out:
+            return None
+        out[label] = m.group("value").strip()  # type: ignore[union-attr]
+    return out
+
+
+def single_label(text: str) -> str:
+    """A label in words, lower case and single-spaced; empty unless it has a word of two letters or more."""
+    words = text.lower().split()
+    return " ".join(words) if any(WORD.fullmatch(w) for w in words) else ""
+
+
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+")
 # E-notation, as calculators, programs and Python's float literals write it: ``3.2e-3`` is 0.0032, exactly. The
 # exponent is bounded (the value is then written out in full) and must follow the digits with nothing between,

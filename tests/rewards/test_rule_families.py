@@ -93,6 +93,21 @@ CASES = [
     ("output", "4", "```python\nprint(75 * 80 / 2000)\n```\n```output\n3.0\n```\nThree trucks are needed.", False),
     # prose after the output that states another number: the output is not the answer
     ("output", "3", "```python\nprint(75 * 80 / 2000)\n```\n```output\n3.0\n```\nSo 4 trucks, one spare.", False),
+    # labelled quantities (rule labelled_quantities): each value against the value of its own label; paid before
+    # when only the first value agreed, or when the labels differed
+    ("labelled_quantities", "30 \\text{ red}, 40 \\text{ yellow}, 15 \\text{ green}",
+     B.format("30 \\text{ red}, 45 \\text{ blue}, 10 \\text{ green}"), False),
+    ("labelled_quantities", "30 \\text{ red}, 40 \\text{ yellow}, 15 \\text{ green}",
+     B.format("30 \\text{ red}, 45 \\text{ yellow}, 15 \\text{ green}"), False),
+    ("labelled_quantities", "12 \\text{ boys}, 18 \\text{ girls}", B.format("12 \\text{ girls}, 18 \\text{ boys}"),
+     False),
+    ("labelled_quantities", "30 \\text{ red}, 40 \\text{ yellow}", B.format("30, 40"), False),  # no labels given
+    # right in any order, with values written otherwise, and units (one label repeated) left to the other rules
+    ("labelled_quantities", "30 \\text{ red}, 40 \\text{ yellow}, 15 \\text{ green}",
+     B.format("40 \\text{ yellow}, 30 \\text{ red}, 15 \\text{ green}"), True),
+    ("labelled_quantities", "\\frac{1}{2} \\text{ hour}, 3 \\text{ miles}", B.format("0.5 \\text{ hour}, 3 \\text{ miles}"),
+     True),
+    ("labelled_quantities", "3 \\text{ cm}, 4 \\text{ cm}", B.format("3, 4"), True),
 ]
 
 

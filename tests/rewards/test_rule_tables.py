@@ -12,6 +12,11 @@ from rewards.math.rejection import ANSWER_REJECTIONS, COMPLETION_REJECTIONS, Ans
 # rule name -> (question, reference, answer, verdict)
 DECISION_CASES = {
     "identical_forms": [("", r"\frac{1}{2}", r"\frac{1}{2}", True), ("", "x^2+1", "x^2 + 1", True)],
+    "labelled_quantities": [("", r"30 \text{ red}, 40 \text{ yellow}", r"40 \text{ yellow}, 30 \text{ red}", True),
+                            ("", r"30 \text{ red}, 40 \text{ yellow}", r"30 \text{ red}, 45 \text{ yellow}", False),
+                            ("", r"30 \text{ red}, 40 \text{ yellow}", r"30 \text{ red}, 40 \text{ blue}", False),
+                            ("", r"30 \text{ red}, 40 \text{ yellow}", "30, 40", False),
+                            ("", r"3 \text{ cm}, 4 \text{ cm}", "3, 4", None)],  # a unit: not this rule's
     "labelled_parts": [("Find p and q.", "3, 5", "p = 3, q = 5", True),
                        ("Find p and q.", "3, 5", "p = 3, q = 6", False),
                        # labels that are LaTeX operator names, in the question's order
