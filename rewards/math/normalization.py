@@ -204,9 +204,32 @@ def tuples_with_plus_minus(answer: str) -> str:
     return ", ".join(out) if len(out) > len(parts) else answer
 
 
+# An answer that opens with an equals sign ("= 1 - \csc\theta\cot\theta", the end of a chain of equalities): what
+# it states is what follows the sign. Left in, math-verify read "= 1 - ..." as 1 and paid the reference 1.
+_LEADING_EQUALS = re.compile(r"\s*=\s*(?!=)")
+# the same inside prose: a math span that opens with the sign ("the expression $= 1 - x$")
+_SPAN_OPENING_EQUALS = re.compile(r"(\$\$?|\\\(|\\\[)\s*=\s*(?![=$])")
+
+
+def after_leading_equals(answer: str) -> str:
+    """``answer`` without a leading ``=`` (``= 1 - x`` is ``1 - x``), and each math span of it without one
+    (``the expression $= 1 - x$``); anything else unchanged."""
+    m = _LEADING_EQUALS.match(answer)
+    if m and m.end() < len(answer):
+        answer = answer[m.end():]
+    if "=" not in answer:
+        return answer
+
+    def opening(m: re.Match[str]) -> str:  # a "$" after an odd number of "$" closes a span: left as it is
+        dollars = len(re.findall(r"(?<!\\)\$", answer[: m.start()]))
+        return m.group(1) if not m.group(1).startswith("$") or dollars % 2 == 0 else m.group(0)
+
+    return _SPAN_OPENING_EQUALS.sub(opening, answer)
+
+
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
-    text = plain_functions(unicode_to_latex(drop_currency(tight_commands(single_spaces(answer)))))
+    text = plain_functions(unicode_to_latex(drop_currency(tight_commands(single_spaces(after_leading_equals(answer))))))
     return tuples_with_plus_minus(vector_to_tuple(unwrap_text_numbers(text)).strip())
 
 

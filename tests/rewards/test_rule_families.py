@@ -108,6 +108,14 @@ CASES = [
     ("labelled_quantities", "\\frac{1}{2} \\text{ hour}, 3 \\text{ miles}", B.format("0.5 \\text{ hour}, 3 \\text{ miles}"),
      True),
     ("labelled_quantities", "3 \\text{ cm}, 4 \\text{ cm}", B.format("3, 4"), True),
+    # an answer that opens with "=" (the end of a chain of equalities) states what follows the sign: paid before as
+    # its first number (normalization.after_leading_equals)
+    ("leading_equals", "1", B.format("= 1 - \\csc\\theta\\cot\\theta"), False),
+    ("leading_equals", "1", "We simplify: the expression $= 1 - \\csc\\theta\\cot\\theta$", False),
+    ("leading_equals", "2", B.format("=2x + 1"), False),
+    ("leading_equals", "1 - \\csc\\theta\\cot\\theta", B.format("= 1 - \\csc\\theta\\cot\\theta"), True),
+    ("leading_equals", "5", B.format("=5"), True),
+    ("leading_equals", "5", "so $x$ = $5$", True),  # a closing "$" before "=" is not a span opening
 ]
 
 
