@@ -36,6 +36,23 @@ _SQRT_SIGN = re.compile(r"√\s*(\(|\{|\d+(?:\.\d+)?|[A-Za-z]|\\pi)")
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
 
 
+# HTML as references scraped from web pages write math: superscripts and subscripts as tags, signs as entities.
+_HTML_SCRIPT = re.compile(r"<(sup|sub)>(.*?)</\1>", re.I | re.S)
+_HTML_ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}|#\d{2,5}|#x[0-9A-Fa-f]{2,4});")
+
+
+def html_to_latex(text: str) -> str:
+    """``2<sup>x</sup>≥x<sup>2</sup>`` as ``2^{x}≥x^{2}`` and ``x &gt; 0`` as ``x > 0``: markup read as what it
+    writes. Read away, ``x<sup>2</sup>`` became ``x`` and a reference's exponent was lost (an answer with ``x``
+    for ``x^2`` was paid). Text without tags or entities is returned as it is."""
+    if "<" not in text and "&" not in text:
+        return text
+    from html import unescape
+
+    text = _HTML_SCRIPT.sub(lambda m: ("^{" if m.group(1).lower() == "sup" else "_{") + m.group(2) + "}", text)
+    return _HTML_ENTITY.sub(lambda m: unescape(m.group(0)), text)
+
+
 def unicode_to_latex(text: str) -> str:
     """Full-width ASCII to ASCII, superscript and subscript runs to ``^{...}`` / ``_{...}``, math signs to
     their LaTeX commands."""
@@ -229,7 +246,8 @@ def after_leading_equals(answer: str) -> str:
 
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
-    text = plain_functions(unicode_to_latex(drop_currency(tight_commands(single_spaces(after_leading_equals(answer))))))
+    text = plain_functions(unicode_to_latex(html_to_latex(drop_currency(tight_commands(single_spaces(
+        after_leading_equals(answer)))))))
     return tuples_with_plus_minus(vector_to_tuple(unwrap_text_numbers(text)).strip())
 
 

@@ -116,6 +116,14 @@ CASES = [
     ("leading_equals", "1 - \\csc\\theta\\cot\\theta", B.format("= 1 - \\csc\\theta\\cot\\theta"), True),
     ("leading_equals", "5", B.format("=5"), True),
     ("leading_equals", "5", "so $x$ = $5$", True),  # a closing "$" before "=" is not a span opening
+    # HTML in a reference read as what it writes (normalization.html_to_latex): superscripts, subscripts, entities;
+    # the right answers were refused before, as the markup read as nothing
+    ("html", "x<sup>2</sup>+1", B.format("x^2+1"), True),
+    ("html", "x<sup>2</sup>+1", B.format("x+1"), False),
+    ("html", "a<sub>n</sub> = 2<sup>n</sup>", B.format("a_n = 2^n"), True),
+    ("html", "a<sub>n</sub> = 2<sup>n</sup>", B.format("a_n = 2n"), False),
+    ("html", "x &gt; 3", B.format("x > 3"), True),
+    ("html", "x &gt; 3", B.format("x < 3"), False),
 ]
 
 
