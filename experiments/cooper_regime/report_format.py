@@ -12,18 +12,24 @@ makes the summary again from it and fails when the committed one differs.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness.core.store import RunKind, RunStore
+from harness.core.store import RunStore
 from harness.core.uncertainty import paired_t_interval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report_hole import _pct, _step  # noqa: E402 - the earlier reports' wording of a share and a step
-from report_ratio import arm_table, new_collapse_step, race, runs_list, seed_table  # noqa: E402
+from report_ratio import (  # noqa: E402
+    arm_table,
+    new_collapse_step,
+    race,
+    seed_table,
+    store_section,
+    write_summary,
+)
 from report_released import Steps, complete, merged_runs, per_run  # noqa: E402
 
 ARMS = ("static", "cooper_group", "rule")
@@ -144,17 +150,12 @@ def summary(store: RunStore) -> tuple[str, list[str]]:
                          f"{_step(r['T'])}; by then Cooper had made {r['updates']:.0f} updates from {r['pairs']:.0f} "
                          f"valid pairs and paid the probe's hole item {_pct(r['hole_pay_at_T'])}.")
         lines.append("")
-    lines += ["## Runs in the store", "", *runs_list(groups, store.runs(kind=RunKind.RM_TRAIN.value, limit=100)), ""]
+    lines += store_section(store, groups)
     return "\n".join(lines), ids
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=Path, default=Path("docs/cpu_scale/cooper_format"))
-    args = parser.parse_args()
-    text, _ = summary(RunStore(args.docs / "runs.sqlite"))
-    (args.docs / "summary.md").write_text(text)
-    print(args.docs / "summary.md")
+    write_summary(summary, Path("docs/cpu_scale/cooper_format"), __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

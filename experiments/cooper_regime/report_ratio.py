@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from harness.core.store import RunKind, RunRecord, RunStore
@@ -220,17 +220,27 @@ def summary(store: RunStore) -> tuple[str, list[str]]:
             lines += ["Not every run has finished: the verdicts below are on the runs that have and are not the "
                       "experiment's.", ""]
         lines += [*criteria(done), ""]
-    lines += ["## Runs in the store", "", *runs_list(groups, store.runs(kind=RunKind.RM_TRAIN.value, limit=100)), ""]
+    lines += store_section(store, groups)
     return "\n".join(lines), ids
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=Path, default=Path("docs/cpu_scale/cooper_ratio"))
+def store_section(store: RunStore, groups: Mapping[str, Mapping[int, tuple[list[RunRecord], Steps]]]) -> list[str]:
+    """The summary's last section: every run in the store, the static model's builds first."""
+    return ["## Runs in the store", "", *runs_list(groups, store.runs(kind=RunKind.RM_TRAIN.value, limit=100)), ""]
+
+
+def write_summary(make: Callable[[RunStore], tuple[str, list[str]]], docs: Path, description: str) -> None:
+    """A report's command line: ``--docs`` (default ``docs``) holds runs.sqlite, and summary.md is written there."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--docs", type=Path, default=docs)
     args = parser.parse_args()
-    text, _ = summary(RunStore(args.docs / "runs.sqlite"))
+    text, _ = make(RunStore(args.docs / "runs.sqlite"))
     (args.docs / "summary.md").write_text(text)
     print(args.docs / "summary.md")
+
+
+def main() -> None:
+    write_summary(summary, Path("docs/cpu_scale/cooper_ratio"), __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":
