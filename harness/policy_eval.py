@@ -311,16 +311,15 @@ def policy_metrics(items: Sequence[Any], benchmarks: Sequence[str]) -> list[Any]
     from harness.core.uncertainty import half_width_stderr, normal_interval, wilson
     from suites.math_benchmarks import display_name
 
-    per_problem: dict[str, dict[str, list[bool]]] = {}
-    for item in items:
-        bench, problem = (item.uid or "//").rsplit("/", 2)[:2]
-        per_problem.setdefault(bench, {}).setdefault(problem, []).append(item.verdict is True)
+    per_problem: dict[str, list[float]] = {}
+    for (bench, _), rate in _problem_rates(items).items():
+        per_problem.setdefault(bench, []).append(rate)
     rows, means, errors = [], [], []
     for bench in benchmarks:
-        problems = per_problem.get(bench, {})
+        problems = per_problem.get(bench, [])
         if not problems:
             continue
-        mean = sum(sum(v) / len(v) for v in problems.values()) / len(problems)
+        mean = sum(problems) / len(problems)
         low, high = wilson(mean * len(problems), len(problems))  # type: ignore[misc]
         rows.append(Metric(f"accuracy/{display_name(bench)}", mean, True, len(problems), "by_category", low, high))
         means.append(mean)

@@ -25,6 +25,7 @@ import math
 import random
 import sys
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -357,7 +358,7 @@ def randomized_change(change: Callable[[Mapping[T, int]], float | None], rows: S
         return None
     distances.sort()
     total, alpha = len(distances), 1 - level
-    at_least = lambda t: total - _first_at_least(distances, t)  # noqa: E731 - draws as far as t or farther
+    at_least = lambda t: total - bisect_left(distances, t)  # noqa: E731 - draws as far as t or farther
     tolerance = 1e-12  # changes are ratios of counts: equal ones may differ in the last bit
     p_value = at_least(abs(seen) - tolerance) / total
     q = max((t for t in set(distances) if at_least(t - tolerance) / total >= alpha), default=0.0)
@@ -366,12 +367,6 @@ def randomized_change(change: Callable[[Mapping[T, int]], float | None], rows: S
     if q == 0:  # no draw moved the change: the swaps cannot reach what the statistic reads (nothing to test)
         return None
     return RandomizedChange(seen, max(-1.0, seen - q), min(1.0, seen + q), p_value, level)
-
-
-def _first_at_least(ordered: Sequence[float], t: float) -> int:
-    from bisect import bisect_left
-
-    return bisect_left(ordered, t)
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:
