@@ -15,6 +15,8 @@ import re
 _INLINE = re.compile(r"(?:^|[\s:;,])\(([A-J])\)\s*")
 _LINED = re.compile(r"(?m)^[ \t]*\(?([A-J])[.):：]\s+")
 _MAX_QUESTION = 20_000
+# Inline options set out as a list ("- (A) 0\n- (B) 1"): the next item's marker is not the option's text.
+_LIST_MARKER_AFTER = re.compile(r"\s*\n\s*(?:[-*•]|\d{1,2}[.)])?\s*$")
 
 
 def question_options(question: str) -> dict[str, str]:
@@ -39,7 +41,7 @@ def question_options(question: str) -> dict[str, str]:
         for k, m in enumerate(run):
             end = run[k + 1].start() if k + 1 < len(run) else len(question)
             text = question[m.end() : end]
-            text = text.split("\n")[0] if pattern is _LINED else text
+            text = text.split("\n")[0] if pattern is _LINED else _LIST_MARKER_AFTER.sub("", text)
             options[m.group(1)] = text.strip().rstrip(".;,").strip()
         return options
     return {}

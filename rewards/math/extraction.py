@@ -283,10 +283,10 @@ def _phrase_answer(text: str, phrase_at: tuple[int, int, str]) -> Extraction | N
     """The answer a "the answer is ..." phrase states (``(start, end of line, text after the anchor)``), or None
     when nothing follows the anchor."""
     _, line_end, phrase = phrase_at
-    if phrase.rstrip().endswith((":", "：")) and not phrase.rstrip().endswith("\\:"):
+    cleaned = _clean(phrase)
+    if cleaned.endswith((":", "：")) and not cleaned.endswith("\\:"):
         return None  # "【答案】\n首先，我们解这个方程组：": it announces a derivation, whose end is the answer
     start = line_end - len(phrase)
-    cleaned = _clean(phrase)
     found = phrase.find(cleaned) if cleaned else -1
     end = start + found + len(cleaned) if found >= 0 else line_end
     if cleaned in _OPENERS:  # "Answer: \[" with the math on the next lines

@@ -55,6 +55,7 @@ from rewards.math.numeric import same_value
 from rewards.math.qualifiers import different_bounds, in_reference_names, split_qualifier
 from rewards.math.quantities import degrees_in_trig
 from rewards.math.reading import last_math_segment, normalize_text, number_of, reads_as_prose
+from rewards.math.references import stated_answer
 from rewards.math.rejection import (
     ANSWER_REJECTIONS,
     COMPLETION_REJECTIONS,
@@ -163,14 +164,17 @@ class MathGrader:
     # -- the steps ------------------------------------------------------------------------------------
     def _grade(self, question: str, reference: str, completion: str, symbolic: bool) -> Score:
         cfg = self.config
-        qualified_gold = split_qualifier(normalize_answer(reference_answer(clean_completion(reference))))
-        gold = qualified_gold.core  # "(3, m) for every m >= 2": the family, not its range's bound
+        stated = stated_answer(normalize_answer(reference_answer(clean_completion(reference))))
         completion = clean_completion(completion)
         text = after_thinking(completion)
         extraction = extract_final_answer(
             completion, short_answer_chars=cfg.short_answer_chars, bare_answer_chars=cfg.bare_answer_chars
         )
         pred = normalize_answer(extraction.text) if extraction else None
+        if stated is None:  # a sentence with numbers that states no one value: no number is taken out of it
+            return Score(None, None, REASON_UNPARSABLE_REFERENCE, pred, "a prose reference that states no single value")
+        qualified_gold = split_qualifier(stated)
+        gold = qualified_gold.core  # "(3, m) for every m >= 2": the family, not its range's bound
         answered = Answered(question, gold, text, extraction, pred, pred)
         rejected = first_rejection(COMPLETION_REJECTIONS, answered)
         if rejected is not None:
@@ -181,8 +185,10 @@ class MathGrader:
 
         options = question_options(question)
         letter = choice_letter(gold, exact=True)
-        if letter is not None:
-            return self._grade_choice(letter, pred, options, text)
+        if letter is not None:  # "(B) 1": the reference gives the option's text where the question does not
+            named_gold = split_letter(gold)
+            given = {letter: named_gold[1]} if named_gold is not None and named_gold[0] == letter else {}
+            return self._grade_choice(letter, pred, given | options, text)
         if pred is None:
             if question and is_question_text(question, text):
                 return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")

@@ -220,6 +220,32 @@ def rational_value(answer: str) -> Fraction | None:
         return None
 
 
+_UNITS_IN_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                   "sixteen seventeen eighteen nineteen").split()
+_TENS_IN_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORD_VALUES = {word: n for n, word in enumerate(_UNITS_IN_WORDS)} | {
+    word: 10 * (n + 2) for n, word in enumerate(_TENS_IN_WORDS)}
+_BELOW_HUNDRED = rf"(?:(?:{'|'.join(_TENS_IN_WORDS)})(?:[- ](?:{'|'.join(_UNITS_IN_WORDS[1:10])}))?" \
+                 rf"|{'|'.join(sorted(_UNITS_IN_WORDS, key=len, reverse=True))})"
+# A cardinal number below a thousand written in English words: "eight", "twenty-one", "three hundred and five".
+NUMBER_IN_WORDS = re.compile(rf"(?i)\b(?:(?:{_BELOW_HUNDRED}|a|one)\s+hundred(?:\s+(?:and\s+)?{_BELOW_HUNDRED})?"
+                             rf"|{_BELOW_HUNDRED})\b")
+
+
+def number_in_words(text: str) -> int | None:
+    """The value of a cardinal written in words (``eight``, ``twenty-one``, ``three hundred and five``), when
+    ``text`` is exactly one; else None. Ordinals and fractions in words (``third``, ``a half``) are not read."""
+    if NUMBER_IN_WORDS.fullmatch(text.strip()) is None:
+        return None
+    value = 0
+    for word in re.split(r"[\s-]+", text.strip().lower()):
+        if word == "hundred":
+            value = (value or 1) * 100
+        else:  # "a" (hundred) and "and" add nothing
+            value += _WORD_VALUES.get(word, 0)
+    return value
+
+
 def number_of(answer: str) -> Number | None:
     """The value of a numeric answer: plain numbers with separators, currency and unit words first
     (``1,234``, ``$18``, ``83 packages``), then simple LaTeX (``\\frac{\\sqrt3}{2}``)."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 import pytest
 
 from rewards import Item
+from rewards.math.choices import question_options
 from rewards.math.extraction import Found, extract_final_answer, json_answer
 from rewards.math.normalization import tuples_with_plus_minus
 from rewards.math.qualifiers import split_qualifier
+from rewards.math.reading import number_in_words
+from rewards.math.references import stated_answer
 from rewards.math.rejection import cut_inside_formula
 
 B = "The answer is $\\boxed{{{}}}$."
@@ -124,6 +127,38 @@ CASES = [
     ("html", "a<sub>n</sub> = 2<sup>n</sup>", B.format("a_n = 2n"), False),
     ("html", "x &gt; 3", B.format("x > 3"), True),
     ("html", "x &gt; 3", B.format("x < 3"), False),
+    # a reference written as a sentence is read for the value it states (references.stated_answer): math-verify read
+    # the first number it parsed, a number that only modifies a noun, and paid it
+    ("prose_reference", "the maximum number of distinct $4$-tuples is eight", B.format("4"), False),
+    ("prose_reference", "the maximum number of distinct $4$-tuples is eight", B.format("8"), True),
+    ("prose_reference", "The area of the $3$-by-$4$ rectangle is twelve square units", B.format("3"), False),
+    ("prose_reference", "The area of the $3$-by-$4$ rectangle is twelve square units", B.format("12"), True),
+    ("prose_reference", "There are $5$ ways to pick $2$ of them, so the probability is $\\frac{1}{5}$",
+     B.format("5"), False),
+    ("prose_reference", "There are $5$ ways to pick $2$ of them, so the probability is $\\frac{1}{5}$",
+     B.format("0.2"), True),
+    ("prose_reference", "Show that the solution is $n = 18$", B.format("18"), True),
+    ("prose_reference", "For $k = 3$ the least value is $12$", B.format("3"), False),
+    ("prose_reference", "So they pay $4.50 + $2 = $6.50.\nTherefore the total cost was $6.50", B.format("6.5"), True),
+    ("prose_reference", "So they pay $4.50 + $2 = $6.50.\nTherefore the total cost was $6.50", B.format("4.50"),
+     False),
+    ("prose_reference", "Final Answer: The final answer is $28\\%$. Note: the steps are as follows:",
+     B.format("28\\%"), True),
+    # no single value stated: never a number taken out of it (the grader abstains)
+    ("prose_reference", "the multiples of $3$ starting with $9$", B.format("3"), False),
+    ("prose_reference", "the multiples of $3$ starting with $9$", B.format("9"), False),
+    ("prose_reference", "So she can buy 5 kgs more oil for Rs. 1000 after the reduction", B.format("5"), False),
+    # values with units or in a list, and one formula that words qualify, are read as they are
+    ("prose_reference", "$125$ miles", B.format("125"), True),
+    ("prose_reference", "$(46/3)\\pi$ cubic meters", B.format("\\frac{46\\pi}{3}"), True),
+    ("prose_reference", "all integers $n \\geq 3$", B.format("n \\geq 3"), True),
+    ("prose_reference", "all integers $n \\geq 3$", B.format("n \\geq 4"), False),
+    # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
+    ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
+    ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
+    ("verdict_reference", "Yes, P(2) is composite.", B.format("2"), False),
+    ("verdict_reference", "No, because $7$ divides it", B.format("\\text{No}"), True),
+    ("verdict_reference", "No, because $7$ divides it", B.format("7"), False),
 ]
 
 
@@ -170,3 +205,46 @@ def test_a_formula_left_open_is_told_from_a_price():
     assert not cut_inside_formula("So the total is $18")
     assert not cut_inside_formula("$x$ costs $5")
     assert not cut_inside_formula("so $a = 2$")
+
+
+def test_a_prose_reference_that_states_no_single_value_abstains(rule_reward):
+    [score] = rule_reward.score([Item("", "the multiples of $3$ starting with $9$", B.format("3"))])
+    assert (score.value, score.verdict, score.reason) == (None, None, "unparsable_reference")
+    assert stated_answer("the multiples of $3$ starting with $9$") is None
+
+
+def test_what_a_prose_reference_states():
+    assert stated_answer("the maximum number of distinct $4$-tuples is eight") == "8"
+    assert stated_answer("Show that the solution is $n = 18$") == "n = 18"
+    assert stated_answer("Yes, P(2) is composite.") == "Yes"
+    assert stated_answer("Yes, No") == "Yes, No"  # two verdicts: a list, not a verdict and its reason
+    assert stated_answer("Therefore the volume is (46/3)\\pi cubic meters") == "(46/3)\\pi"
+    for unchanged in ("18", "x^2 + xy + 3", "$125$ miles", "19, 46, and 82", "35 cm, 4", "all integers $n \\ge 3$",
+                      "(3, m) \\text{ for every } m \\ge 2", "No such function exists", "\\frac{NO}{BO}=\\frac{1}{2}"):
+        assert stated_answer(unchanged) == unchanged, unchanged
+
+
+def test_numbers_in_words():
+    assert [number_in_words(w) for w in ("eight", "Twenty-one", "ninety nine", "three hundred and five", "a hundred",
+                                          "zero")] == [8, 21, 99, 305, 100, 0]
+    for other in ("third", "a half", "eighty-eleven", "one two", "tenth", "seventeen apples"):
+        assert number_in_words(other) is None, other
+
+
+def test_options_set_out_as_a_list_read_without_the_next_marker(rule_reward):
+    question = "How many terms are integers?\n- (A) 0\n- (B) 1\n- (C) 2\n- (D) More than 2"
+    assert question_options(question) == {"A": "0", "B": "1", "C": "2", "D": "More than 2"}
+    [right, wrong] = rule_reward.score([Item(question, "The final answer is (B) 1.", B.format("1")),
+                                        Item(question, "The final answer is (B) 1.", B.format("0"))])
+    assert (right.verdict, wrong.verdict) == (True, False), (right, wrong)
+    # the reference's own option text, where the question lists none
+    [right, wrong] = rule_reward.score([Item("How many?", "(B) 1", B.format("1")), Item("How many?", "(B) 1", B.format("2"))])
+    assert (right.verdict, wrong.verdict) == (True, False), (right, wrong)
+
+
+def test_an_answer_phrase_that_states_a_value_before_announcing_more_is_read():
+    found = extract_final_answer("Final Answer: The final answer is $28\\%$. Note: the steps are as follows:")
+    assert found is not None and (found.rule, found.text) == (Found.ANSWER_IS, "28\\%")
+    for announcing in ("【答案】\n首先，我们解这个方程组：", "The answer is as follows:\nwe first expand the square, then"):
+        found = extract_final_answer(announcing)  # it announces a derivation only: no answer phrase states a value
+        assert found is None or found.rule is not Found.ANSWER_IS, found

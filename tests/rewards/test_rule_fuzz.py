@@ -193,7 +193,9 @@ def _check(reward: RuleReward, batch: list[Item], alone: list) -> None:
     assert "error" not in result, f"score raised {result.get('error')!r}"
     scores = result["scores"]
     assert len(scores) == len(batch)
-    assert all(s.value in (0.0, 1.0) for s in scores), [s.value for s in scores]
+    # 0 or 1, or an abstention on a reference that states no value it can read (never a failure to score)
+    assert all(s.value in (0.0, 1.0) or (s.value, s.reason) == (None, "unparsable_reference") for s in scores), \
+        [(s.value, s.reason) for s in scores]
     crashed = [(it.reference[:80], it.completion[:80], s.detail[:200]) for s, it in zip(scores, batch)
                if s.reason == REASON_CRASHED]
     assert not crashed, f"an input crashed the reward (it must score, or fail by its deadline): {crashed}"

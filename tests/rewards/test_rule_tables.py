@@ -27,7 +27,8 @@ DECISION_CASES = {
     "numbers": [("", "0.0032", "3.2e-3", True), ("", "2^{64}", "2^{64}+1", False),
                 # mixed numbers, as word problems write them
                 ("", "1 1/2", "1.5", True), ("", r"\frac{3}{2}", r"1\frac{1}{2}", True),
-                ("", r"\frac{1}{2}", r"1\frac{1}{2}", False),
+                ("", r"\frac{1}{2}", r"1\frac{1}{2}", False), ("", r"\frac{266}{3}", r"88 \frac{2}{3}", True),
+                ("", r"\frac{268}{3}", r"88 \frac{2}{3}", False), ("", "3.5", r"3\tfrac{1}{2}", True),
                 # a decimal is the value rounded or cut at its last digit, not anything within a unit of it
                 ("", r"\sqrt{2}", "1.4142", True), ("", r"\frac{2}{3}", "0.6666", True),
                 ("", r"\sqrt{2}", "1.415", False), ("", r"\pi", "3.15", False), ("", r"-\frac{2}{3}", "-0.665", False),
