@@ -74,11 +74,16 @@ _MAX_ANSWER_CHARS = 200
 _DELIMITED = re.compile(r"\$|\\\[|\\\(|\\boxed")
 
 
+# Bare algebra in one- and two-letter names (``2CR + C + R``, ``ab + bc``): products of variables, not words.
+_ALGEBRA = re.compile(r"(?=[^=+*/-]*[A-Za-z][^=+*/-]*[=+*/-])(?![\s\S]*[A-Za-z]{3})[\w\s+*/^().=-]{1,200}")
+
+
 def as_math_input(answer: str) -> str:
     """How an extracted answer is handed to math-verify's ``parse``: as it is when it has its own math
     delimiters or reads as prose (``83 packages``), wrapped in ``$...$`` when it is bare math
-    (``10\\sqrt3``, ``x \\leq 5``, ``(3,2)``), which math-verify would otherwise read as plain text."""
-    if _DELIMITED.search(answer) or reads_as_prose(answer):
+    (``10\\sqrt3``, ``x \\leq 5``, ``(3,2)``, ``2CR + C + R``), which math-verify would otherwise read as plain
+    text: as text, ``2CR + C + R`` was read as its first number, 2, and the answer 2 was paid."""
+    if _DELIMITED.search(answer) or (reads_as_prose(answer) and not _ALGEBRA.fullmatch(answer)):
         return answer
     return f"${answer}$"
 

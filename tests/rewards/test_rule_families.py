@@ -153,6 +153,16 @@ CASES = [
     ("prose_reference", "$(46/3)\\pi$ cubic meters", B.format("\\frac{46\\pi}{3}"), True),
     ("prose_reference", "all integers $n \\geq 3$", B.format("n \\geq 3"), True),
     ("prose_reference", "all integers $n \\geq 3$", B.format("n \\geq 4"), False),
+    # bare algebra in one- and two-letter names is math, not text (grader.as_math_input): read as text, its first
+    # number was the reference's value and the answer 2 was paid
+    ("implicit_products", "2CR + C + R", B.format("2"), False),
+    ("implicit_products", "2CR + C + R", "The answer is 2", False),
+    ("implicit_products", "3ab+bc", B.format("3"), False),
+    ("implicit_products", "x = 2CR", B.format("2"), False),
+    ("implicit_products", "2CR + C + R", B.format("2RC+R+C"), True),  # the same product in any order
+    ("implicit_products", "2cr + c + r", B.format("2rc+r+c"), True),
+    ("implicit_products", "3ab+bc", B.format("3ba+cb"), True),
+    ("implicit_products", "3ab+bc", B.format("3ba+cb+1"), False),
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
