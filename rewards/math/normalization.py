@@ -280,6 +280,26 @@ def in_reference_variable(reference: str, answer: str) -> str:
     return f"{pred.group(1)}({new}) = {lone.sub(new, pred.group(3))}"
 
 
+_BARE_LOG = re.compile(r"\\log(?![A-Za-z_])")  # \log without a base: \log_2 and \log_{10} name theirs
+_LN = re.compile(r"\\ln(?![A-Za-z])")
+
+
+def natural_log_as_written(reference: str, answer: str) -> tuple[str, str]:
+    """The reference and the answer with a bare ``\\log`` read as ``\\ln`` where the other side writes ``\\ln``
+    and neither side writes both: ``\\log \\frac{4}{3}`` for ``\\ln \\frac{4}{3}``, as analysis and olympiad
+    solutions use ``\\log`` for the natural logarithm (math-verify reads a bare ``\\log`` as base 10, and refused
+    it). A side that writes both means two functions; a ``\\log`` with a base is never renamed."""
+    if "\\l" not in reference or "\\l" not in answer:
+        return reference, answer
+    gold_log, gold_ln = _BARE_LOG.search(reference), _LN.search(reference)
+    log, ln = _BARE_LOG.search(answer), _LN.search(answer)
+    if log and not ln and gold_ln and not gold_log:
+        return reference, _BARE_LOG.sub(r"\\ln", answer)
+    if gold_log and not gold_ln and ln and not log:
+        return _BARE_LOG.sub(r"\\ln", reference), answer
+    return reference, answer
+
+
 _COMPLEX_QUESTION = re.compile(r"(?i)\bcomplex\b|\bimaginary\b|\bi\s*\^\s*\{?\s*2\s*\}?\s*=\s*-\s*1")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 _LETTER = re.compile(r"[A-Za-z]")

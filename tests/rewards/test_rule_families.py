@@ -163,6 +163,14 @@ CASES = [
     ("implicit_products", "2cr + c + r", B.format("2rc+r+c"), True),
     ("implicit_products", "3ab+bc", B.format("3ba+cb"), True),
     ("implicit_products", "3ab+bc", B.format("3ba+cb+1"), False),
+    # a bare \\log for the natural logarithm where the other side writes \\ln (normalization.natural_log_as_written):
+    # refused before, as math-verify reads a bare \\log as base 10
+    ("natural_log", "\\ln \\frac{4}{3}", B.format("\\log \\frac{4}{3}"), True),
+    ("natural_log", "\\frac{\\pi}{8}\\ln 2", B.format("\\pi/8 * \\log 2"), True),
+    ("natural_log", "\\log 2", B.format("\\ln 2"), True),
+    ("natural_log", "\\ln \\frac{4}{3}", B.format("\\log \\frac{3}{4}"), False),
+    ("natural_log", "\\ln 2", B.format("\\log_{10} 2"), False),  # a base named is that base
+    ("natural_log", "\\ln 2 + \\log 3", B.format("\\ln 2 + \\ln 3"), False),  # both written: two functions
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
