@@ -403,17 +403,33 @@ def choice_letter(answer: str, *, exact: bool) -> str | None:
 # The option a completion names as its pick, in the forms prompts ask for, at the very end of what it says:
 # "Solution: Choice_B", "Choice B", "Option (B)", "so I pick Choice_C", "I choose D." A mention earlier ("option C
 # is also correct, but ...") is reasoning about an option, not a pick.
-_CHOSEN = re.compile(r"(?<![A-Za-z])(?i:choice|option|pick|choose|select)(?:\s*[_:]\s*|\s+)\(?([A-J])\)?"
-                     r"[\s.!*)\]}$]*$")
+_PICK = r"(?<![A-Za-z])(?i:choice|option|pick|choose|select)(?:\s*[_:]\s*|\s+)\(?([A-J])\)?(?![A-Za-z0-9/])"
+_END = r"[\s.!*)\]}$]*\Z"
+_CHOSEN = re.compile(_PICK + _END)
+# The pick stated with its option's value, where a statement names it as the answer: "Solution: Choice_A (4)",
+# "the correct solution is Choice_B: True, False.", or as a subject: "Choice_C of 25% is the solution." Two
+# letters ("Choice_C/D") are no pick; a colon after an option mentioned in passing ("I rule out option C: it
+# gives 7") is not a statement of the answer.
+_CHOSEN_WITH_VALUE = (
+    re.compile(r"(?:(?i:answer|solution)\s*(?:is|:)\s*|^\s*)" + _PICK + r"\s*(?:\([^()\n]{0,40}\)|:[^\n]{0,80})" + _END,
+               re.M),
+    re.compile(_PICK + r"(?:\s+of\s+[^\n]{0,40}?)?\s+is\s+(?:the\s+)?(?i:(?:correct|right|final|best)\s+)?"
+               r"(?i:answer|solution|choice|option)" + _END),
+)
 # Option letters listed together: "A, B, C or D", "(A), (B) and (C)", "A/B", "A-D".
 _ENUMERATION = re.compile(r"(?<![A-Za-z'])\(?[A-J]\)?(?:\s*(?:,\s*(?:or\s+|and\s+)?|or|and|/|-|to)\s*\(?[A-J]\)?)+"
                           r"(?![A-Za-z'])")
 
 
 def chosen_option(text: str) -> str | None:
-    """The option letter a text ends by naming as its pick ("... so I pick Choice_C", "Option (B)"), else None."""
-    m = _CHOSEN.search(text.rstrip()[-200:])
-    return m.group(1) if m else None
+    """The option letter a text ends by naming as its pick ("... so I pick Choice_C", "Option (B)", "Solution:
+    Choice_A (4)", "so Choice_D is the correct answer."), else None."""
+    tail = text.rstrip()[-200:]
+    for pattern in (_CHOSEN, *_CHOSEN_WITH_VALUE):
+        m = pattern.search(tail)
+        if m is not None:
+            return m.group(1)
+    return None
 
 
 _OPERATORS = frozenset("+-*/^_=")

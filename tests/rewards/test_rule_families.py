@@ -171,6 +171,16 @@ CASES = [
     ("natural_log", "\\ln \\frac{4}{3}", B.format("\\log \\frac{3}{4}"), False),
     ("natural_log", "\\ln 2", B.format("\\log_{10} 2"), False),  # a base named is that base
     ("natural_log", "\\ln 2 + \\log 3", B.format("\\ln 2 + \\ln 3"), False),  # both written: two functions
+    # an option pick stated with its value or a phrase (extraction.chosen_option): no answer was found before
+    ("option_pick", "A", "Solution: Choice_A (4)", True),
+    ("option_pick", "B", "the correct solution is Choice_B: True, False.", True),
+    ("option_pick", "D", "Therefore, the solution is Choice D: I and III only.", True),
+    ("option_pick", "C", "Choice_C of 25% is the solution.", True),
+    ("option_pick", "D", "so Choice_D is the correct answer.", True),
+    ("option_pick", "A", "Solution: Choice_B (4)", False),
+    ("option_pick", "C", "so Choice_C/D is the correct answer.", False),  # two letters are no pick
+    ("option_pick", "C", "I rule out option C: it gives 7.", False),  # an option set aside, not picked
+    ("option_pick", "B", "From option B: 5 we go on to check the other options", False),
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
