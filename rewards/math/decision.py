@@ -28,12 +28,14 @@ from rewards.math.quantities import (
 )
 from rewards.math.reading import (
     MATH_SEGMENT,
+    NUMBER_IN_WORDS,
     WORD,
     canonical_latex,
     labelled_parts,
     labelled_quantities,
     last_math_segment,
     normalize_text,
+    number_in_words,
     number_of,
     plain_number,
     unwrap_text,
@@ -301,22 +303,80 @@ def unanchored_number(tail: str) -> str | None:
     return value if value and number_of(value) is not None else None
 
 
+# A count stated before the list it counts: "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83".
+_LISTED = r"-?\d+(?:\.\d+)?(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*-?\d+(?:\.\d+)?)+"
+_COUNTED_LIST = re.compile(rf"(?<![\w.,-])(\d{{1,3}})\s+[A-Za-z][^:\n\d]{{0,80}}(?:\d[^:\n]{{0,40}})?:\s*({_LISTED})\s*\.?\s*$")
+
+
+def counted_list(text: str) -> str | None:
+    """The count of a sentence that ends by listing what it counts, when the list has exactly that many elements
+    (``There are 7 primes below 90 ending in 3: 3, 13, ..., 83`` with seven listed): the count is the answer the
+    sentence states, not the list's last element, which math-verify read. None otherwise."""
+    m = _COUNTED_LIST.search(text[-600:])
+    if m is None:
+        return None
+    listed = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", m.group(2).strip())
+    return m.group(1) if len(listed) == int(m.group(1)) else None
+
+
 def decide_unanchored(question: str, gold: str, tail: str) -> Score | None:
-    """A numeric reference against :func:`unanchored_number` of a tail, by the numbers' rules; None when either
-    is not a plain number or the rules cannot say."""
+    """A numeric reference against :func:`unanchored_number` of a tail (or the count of a list it ends with,
+    :func:`counted_list`), by the numbers' rules; None when either is not a plain number or the rules cannot
+    say."""
     if number_of(gold) is None:
         return None
-    number = unanchored_number(tail)
+    number = counted_list(tail) or unanchored_number(tail)
     decided = _numbers(question, gold, number) if number is not None else None
     return None if decided is None else Score(decided.value, decided.verdict, decided.reason, number, decided.detail)
 
 
+# Values stated at the end of a sentence, joined by commas, "and" or "or", each bare or set equal to one name:
+# "the roots are 3 and 4", "x = -1 or x = -9". The names are read apart (group 1 of _NAMED_VALUE).
+_NAMED_VALUE = re.compile(r"(?:([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*)?(-?\$?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?"
+                          r"(?:/\d+)?)")
+_ONE_VALUE = r"(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)?-?\$?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:/\d+)?"
+_VALUES_AT_END = re.compile(rf"(?<![\w.,=/-])({_ONE_VALUE}(?:\s*(?:,\s*(?:and|or)\s+|,|\s(?:and|or)\s)\s*{_ONE_VALUE})+)"
+                            r"\s*[.!]?\s*$")
+
+
+def _values_in_prose(question: str, gold: str, pred: str) -> Score | None:
+    """Several values stated in prose (``the roots are 3 and 4``, ``x = -1 or x = -9``, ``3 and 4``): the list
+    of them, judged as the bare list would be (all the solutions, in any order, :func:`_number_lists`); against
+    one number, several values are not its answer. Only where nothing before them has a digit, every value that
+    is named has the same name, and words say it is prose (a bare ``3, 4`` is the list rule's)."""
+    if len(pred) > 300:
+        return None
+    m = _VALUES_AT_END.search(pred)
+    if m is None or re.search(r"\d", pred[: m.start()]):
+        return None
+    if not WORD.search(pred[: m.start()]) and not re.search(r"\b(?:and|or)\b", m.group(1)):
+        return None
+    named = _NAMED_VALUE.findall(m.group(1))
+    if len({name for name, _ in named if name}) > 1 or (any(name for name, _ in named) and not all(n for n, _ in named)):
+        return None  # x = 1 and y = 2: labelled parts, not values of one unknown
+    values = [value for _, value in named]
+    if number_of(gold) is not None:
+        if len({number_of(v).exact for v in values if number_of(v) is not None}) > 1:  # type: ignore[union-attr]
+            return Score.incorrect(REASON_MISMATCH, pred, "several values stated for one")
+        return None
+    return _number_lists(question, gold, ", ".join(values))
+
+
 def _number_in_prose(question: str, gold: str, pred: str) -> Score | None:
-    """A sentence around one number ("Mary will be left with 58 potted plants") against a numeric
-    reference: that number is the answer, as math-verify would read it, without its parse. Sentences with
-    several numbers, operators, LaTeX or percentages are left to math-verify."""
+    """A sentence around one number ("Mary will be left with 58 potted plants", "The graph has two vertical
+    asymptotes") against a numeric reference: that number is the answer, as math-verify would read it, without
+    its parse. Sentences with several numbers, operators, LaTeX or percentages are left to math-verify. A number in
+    words is read only in a sentence that states it (words before it) and has no digit, and never the lone word
+    "one" (a pronoun as often); an answer that is a number in words alone ("eleven", "two hundred fifty dollars")
+    is not read: real prompts ask for numerals ("the answer (arabic numerals) is"), and their sources label such
+    answers wrong."""
     if len(pred) > 300 or not WORD.search(pred) or _NOT_PLAIN_PROSE.search(pred):
         return None
+    if not re.search(r"\d", pred):
+        in_words = [m for m in NUMBER_IN_WORDS.finditer(pred) if m.group(0).lower() != "one"]
+        if len(in_words) != 1 or number_of(gold) is None or not WORD.search(pred[: in_words[0].start()]):
+            return None  # a number in words alone ("eleven") is not the numerals real prompts ask for
+        return _numbers(question, gold, str(number_in_words(in_words[0].group(0))))
     numbers = _PROSE_NUMBER.findall(pred)
     if len(numbers) != 1:
         return None
@@ -570,7 +630,9 @@ DECISIONS: tuple[Rule, ...] = (
     Rule("clock_times", "VerifyBench-Hard's time-zone questions; MARIO_EVAL's is_equiv tests: 20:34 = 08:34 P.M.",
          _clock_times),
     Rule("numbers", "Math-Verify's numeric tests; exact rationals, e-notation, digits given", _numbers),
-    Rule("number_in_prose", "GSM8K-style answers: one number in a sentence", _number_in_prose),
+    Rule("values_in_prose", "olympiad answers judged by strong models: x = -1 or x = -9, the roots are 3 and 4",
+         _values_in_prose),
+    Rule("number_in_prose", "GSM8K-style answers: one number in a sentence, in digits or in words", _number_in_prose),
     Rule("interval_notation", "Math-Verify's interval tests; set-builder notation (TinyV)", _solution_sets),
     Rule("tuples", "points, tuples and intervals with numeric elements, in order", _tuples),
     Rule("number_lists", "MARIO_EVAL's is_equiv tests: a list of numbers in any order, digits given", _number_lists),

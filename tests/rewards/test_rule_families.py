@@ -181,6 +181,24 @@ CASES = [
     ("option_pick", "C", "so Choice_C/D is the correct answer.", False),  # two letters are no pick
     ("option_pick", "C", "I rule out option C: it gives 7.", False),  # an option set aside, not picked
     ("option_pick", "B", "From option B: 5 we go on to check the other options", False),
+    # several values stated in prose (decision.values_in_prose): only the last number was read before
+    ("values_in_prose", "-1,-9", "Therefore x = -1 or x = -9", True),
+    ("values_in_prose", "3,4", "So the roots are 3 and 4.", True),
+    ("values_in_prose", "3,4", "The answer is 4 and 3", True),
+    ("values_in_prose", "3,4", "So the roots are 3 and 5.", False),
+    ("values_in_prose", "-1,-9", "Therefore x = -1 or x = 9", False),
+    ("values_in_prose", "-9", "Therefore x = -1 or x = -9", False),  # two values offered for one
+    ("values_in_prose", "4", "So the roots are 3 and 4.", False),
+    # numbers in words, and a count stated before the list it counts (decision.counted_list)
+    ("number_in_words", "2", "The graph has two vertical asymptotes.", True),
+    ("number_in_words", "3", "The graph has two vertical asymptotes.", False),
+    ("number_in_words", "21", "Together they have twenty-one marbles", True),
+    ("number_in_words", "250", "Therefore, the answer (arabic numerals) is two hundred fifty dollars.", False),
+    ("values_in_prose", "70000", "The answer is Josh's profit was $70,000.", True),  # one number, not 70 and 0
+    ("number_in_words", "1", "The answer is the last one", False),  # "one" alone is a pronoun as often
+    ("counted_list", "7", "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83", True),
+    ("counted_list", "83", "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83", False),
+    ("counted_list", "6", "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83", False),
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),

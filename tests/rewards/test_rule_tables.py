@@ -36,7 +36,10 @@ DECISION_CASES = {
                 ("", "40", r"\text{Volume} = 20 \times 2 = 40 \text{ cubic inches}", True),
                 ("", "40", r"V = 40 \text{ cm}^3", True), ("", "41", r"\text{Volume} = 20 \times 2 = 40", False),
                 ("", "40", r"\text{Volume} = 20 \times 3 = 40", None)],  # a false chain: math-verify's
-    "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True)],
+    "values_in_prose": [("", "3, 4", "the roots are 4 and 3", True), ("", "3, 4", "the roots are 3 and 5", False),
+                        ("", "4", "x = 3 or x = 4", False)],
+    "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True),
+                        ("", "2", "It has two vertical asymptotes", True), ("", "3", "It has two asymptotes", False)],
     "interval_notation": [("", "(2, 5]", r"\{x \mid 2 < x \le 5\}", True), ("", "(2, 5]", "2 < x < 5", False)],
     "tuples": [("", "(1, 2)", "(1, 2)", True), ("", "(1, 2)", "(2, 1)", False),
                # each element under the numbers' digits rule
