@@ -50,7 +50,13 @@ from rewards.inputs import clean_completion
 from rewards.math.choices import question_options, split_letter
 from rewards.math.decision import decide_exactly, decide_unanchored, same_text
 from rewards.math.extraction import Found, after_thinking, choice_letter, chosen_option, extract_final_answer
-from rewards.math.normalization import imaginary_unit, in_reference_variable, natural_log_as_written, normalize_answer
+from rewards.math.normalization import (
+    imaginary_unit,
+    in_reference_variable,
+    natural_log_as_written,
+    normalize_answer,
+    without_integration_constant,
+)
 from rewards.math.numeric import same_value
 from rewards.math.qualifiers import different_bounds, in_reference_names, split_qualifier
 from rewards.math.quantities import degrees_in_trig
@@ -215,7 +221,7 @@ class MathGrader:
         if different is not None:
             return Score.incorrect(REASON_MISMATCH, pred, different)
         pred = in_reference_variable(gold, in_reference_names(qualified_gold, qualified))
-        gold, pred = natural_log_as_written(gold, pred)
+        gold, pred = without_integration_constant(*natural_log_as_written(gold, pred))
 
         decided = decide_exactly(question, gold, pred)
         if decided is not None:

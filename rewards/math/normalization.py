@@ -300,6 +300,32 @@ def natural_log_as_written(reference: str, answer: str) -> tuple[str, str]:
     return reference, answer
 
 
+# A constant of integration written last: "+ C", "+ c", "+ K", "+ C_1", "+ \\text{C}", "+ \\mathcal{C}".
+_VARIABLE = re.compile(r"(?<![A-Za-z])[a-z](?![A-Za-z])")  # x, t, u: what an antiderivative is a function of
+_INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*(?:\\(?:text|mathrm|mathcal)\s*\{\s*([CcK])\s*\}|([CcK])(?:_\{?\d\}?)?)\s*$")
+
+
+def without_integration_constant(reference: str, answer: str) -> tuple[str, str]:
+    """The reference and the answer without a constant of integration that only one side writes, last and
+    added (``x^2 - x^3/3 + C`` for ``-\\frac{x^3}{3} + x^2``): an antiderivative stated with its constant is the one
+    without it. Only where both sides are functions of a variable (a lower-case letter: ``A + B + C`` against
+    ``A + B`` is a sum of three) and the constant's letter appears nowhere else on either side (``Cx + C``). Two
+    antiderivatives that differ by another constant are not matched here."""
+    found = _INTEGRATION_CONSTANT.search(answer), _INTEGRATION_CONSTANT.search(reference)
+    if (found[0] is None) == (found[1] is None):
+        return reference, answer
+    m = found[0] or found[1]
+    assert m is not None
+    letter = m.group(1) or m.group(2)
+    stripped = (answer if found[0] is None else answer[: m.start()], reference if found[1] is None else reference[: m.start()])
+    if not stripped[0].strip() or not stripped[1].strip():
+        return reference, answer
+    bare = [_LATEX_COMMAND.sub(" ", side) for side in stripped]
+    if any(letter in side or not _VARIABLE.search(side) for side in bare):
+        return reference, answer  # the letter used elsewhere, or no function of a variable: not a constant added
+    return stripped[1], stripped[0]
+
+
 _COMPLEX_QUESTION = re.compile(r"(?i)\bcomplex\b|\bimaginary\b|\bi\s*\^\s*\{?\s*2\s*\}?\s*=\s*-\s*1")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 _LETTER = re.compile(r"[A-Za-z]")

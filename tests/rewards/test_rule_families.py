@@ -199,6 +199,13 @@ CASES = [
     ("counted_list", "7", "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83", True),
     ("counted_list", "83", "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83", False),
     ("counted_list", "6", "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83", False),
+    # an antiderivative stated with its constant of integration (normalization.without_integration_constant)
+    ("antiderivative", "-\\frac{x^3}{3} + x^2", B.format("x^2 - x^3/3 + C"), True),
+    ("antiderivative", "-\\frac{x^3}{3} + x^2 + C", B.format("x^2 - x^3/3"), True),
+    ("antiderivative", "\\frac{x^3}{3}", B.format("\\frac{x^3}{3}+\\mathcal{C}"), True),
+    ("antiderivative", "-\\frac{x^3}{3} + x^2", B.format("x^2 + x^3/3 + C"), False),
+    ("antiderivative", "A + B", B.format("A + B + C"), False),  # no variable: a sum of three, not a constant added
+    ("antiderivative", "Cx", B.format("Cx + C"), False),  # the letter is used elsewhere
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
