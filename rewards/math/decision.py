@@ -608,6 +608,55 @@ def _labelled_quantities(question: str, gold: str, pred: str) -> Score | None:
     return None
 
 
+# An ordering of names: a chain of one relation ("F<G<A<D", "D > A > G > F") or a list ("F, G, A, D") read in the
+# order the question asks for, or as written where it names none.
+_CHAIN_SIGN = re.compile(r"\s*(<|>|\\lt\b|\\gt\b)\s*")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,30}")
+_ASCENDING = re.compile(r"(?i)\b(?:(?:least|smallest|lowest|shortest|fewest) to (?:the )?(?:greatest|largest|highest|"
+                        r"longest|tallest|most)|increasing|ascending)\b")
+_DESCENDING = re.compile(r"(?i)\b(?:(?:greatest|largest|highest|longest|tallest|most) to (?:the )?(?:least|smallest|"
+                         r"lowest|shortest|fewest)|decreasing|descending)\b")
+
+
+def _ordering(text: str, question: str) -> tuple[list[str], bool] | None:
+    """(the names, from least to greatest where that is known; True when it is) of an ordering, else None."""
+    if len(text) > 500:
+        return None
+    parts = _CHAIN_SIGN.split(text.strip())
+    if len(parts) >= 3:
+        names, signs = [p.strip() for p in parts[0::2]], {s.replace("\\lt", "<").replace("\\gt", ">") for s in parts[1::2]}
+        if len(signs) != 1 or not all(_NAME.fullmatch(n) for n in names):
+            return None
+        return (names, True) if signs == {"<"} else (names[::-1], True)
+    pieces = split_top_level(text)
+    if pieces is None or len(pieces) < 2 or not all(_NAME.fullmatch(p.strip()) for p in pieces):
+        return None
+    names = [p.strip() for p in pieces]
+    if _DESCENDING.search(question):
+        return names[::-1], True
+    return (names, True) if _ASCENDING.search(question) else (names, False)
+
+
+def _orderings(question: str, gold: str, pred: str) -> Score | None:
+    """An ordering of names given as a chain of one relation against a list, or another chain: the same names in
+    the same order (``F, G, A, D`` for ``F<G<A<D``, and for ``D > A > G > F``). A list is read in the order the
+    question asks for ("from least to greatest", "in decreasing order"); where it names none, as written against a
+    chain as written. Two lists are not an ordering here (a bare list is a set of answers)."""
+    if not (re.search(r"[<>]|\\[lg]t\b", gold) or re.search(r"[<>]|\\[lg]t\b", pred)):
+        return None
+    g, p = _ordering(gold, question), _ordering(pred, question)
+    if g is None or p is None:
+        return None
+    if not g[1] and not p[1]:
+        return None
+    if g[1] and p[1]:
+        same = g[0] == p[0]
+    else:  # a list with no order asked for, against a chain as it is written
+        chain, listed = (gold, p[0]) if g[1] else (pred, g[0])
+        same = [n.strip() for n in _CHAIN_SIGN.split(chain.strip())[0::2]] == listed
+    return Score.correct(REASON_VERIFIED, pred) if same else Score.incorrect(REASON_MISMATCH, pred, "another order")
+
+
 @dataclass(frozen=True)
 class Rule:
     """One exact rule: the family it closes (its robustness-suite family where it has one) and where that family
@@ -636,6 +685,7 @@ DECISIONS: tuple[Rule, ...] = (
     Rule("interval_notation", "Math-Verify's interval tests; set-builder notation (TinyV)", _solution_sets),
     Rule("tuples", "points, tuples and intervals with numeric elements, in order", _tuples),
     Rule("number_lists", "MARIO_EVAL's is_equiv tests: a list of numbers in any order, digits given", _number_lists),
+    Rule("orderings", "olympiad answers judged by strong models: F, G, A, D for F<G<A<D", _orderings),
     Rule("verdicts", "Yes/No references against a verdict given with its reason (olympiad proofs' answers)",
          _verdicts),
     Rule("words", "string answers (VerifyBench's String type)", _words),

@@ -244,11 +244,22 @@ def after_leading_equals(answer: str) -> str:
     return _SPAN_OPENING_EQUALS.sub(opening, answer)
 
 
+_SIDE_BY_SIDE_TUPLES = re.compile(r"\s*+(?:\((?=[^()]*,)[^()]++\)\s*+){2,20}")  # possessive: one pass
+
+
+def tuples_side_by_side(answer: str) -> str:
+    """``(2, 3)(2, 7)`` -> ``(2, 3), (2, 7)``: pairs written one after another without a comma are a list of pairs
+    (as solutions of a system are listed), not a product of vectors."""
+    if ")(" not in answer.replace(" ", "") or len(answer) > 2000 or _SIDE_BY_SIDE_TUPLES.fullmatch(answer) is None:
+        return answer
+    return re.sub(r"\)\s*\(", "), (", answer.strip())
+
+
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
     text = plain_functions(unicode_to_latex(html_to_latex(drop_currency(tight_commands(single_spaces(
         after_leading_equals(answer)))))))
-    return tuples_with_plus_minus(vector_to_tuple(unwrap_text_numbers(text)).strip())
+    return tuples_with_plus_minus(tuples_side_by_side(vector_to_tuple(unwrap_text_numbers(text)).strip()))
 
 
 # A function defined by a formula in one variable: "g(x) = 3x - 1", "f(t)=t^2+1".

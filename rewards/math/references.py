@@ -36,10 +36,13 @@ _SENTENCE = re.compile(rf"(?<![A-Za-z\\])(?=[A-Za-z]{{2}}){_PROSE_WORD}\s+(?=[A-
 _COMMANDS_AND_TEXT = re.compile(r"\\(?:text|mathrm|textbf|operatorname|mbox)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _VERDICT_WITH_REASON = re.compile(r"(?i)\s*(yes|no|true|false)\s*[,.;:!]\s*(?!(?:yes|no|true|false)\b)\S")
 # The last statement of a value: a verb or an equals sign, then the value to the end of the sentence.
-_COPULA = re.compile(r"(?i)(?<![A-Za-z])(?:is|are|was|were|equals|equal\s+to|=)(?![A-Za-z])")
+# An "=" is a statement's verb after words ("Total volume = ..."), not in a formula's name (``f(x) = x + 1``).
+_COPULA = re.compile(r"(?i)(?<![A-Za-z])(?:is|are|was|were|equals|equal\s+to)(?![A-Za-z])"
+                     r"|(?:(?<=[A-Za-z]{2})|(?<=[A-Za-z]{2}\s))=")
 _UNIT_WORDS = r"(?:\s*(?<![\\A-Za-z])[A-Za-z]{2,}(?:\^\{?\d\}?)?){1,3}"  # "cubic meters", "kgs", "cm^2"
 _WITH_UNITS = re.compile(rf"(.+?)({_UNIT_WORDS})\s*")
 _DIGIT = re.compile(r"\d")
+_STATES_ANSWER = re.compile(r"(?i)answer\s*(?:\([^()\n]{0,40}\)\s*)?(?:is\b|[:：])|【答案】|答案\s*[是为:：]")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|\n")
 _LIST_BREAK = re.compile(r"(?i),\s*(?:and|or)\s+|,|\s+(?:and|or)\s+")
 
@@ -112,7 +115,7 @@ def stated_answer(reference: str) -> str | None:
     if not _DIGIT.search(reference) and NUMBER_IN_WORDS.search(reference) is None:
         return reference  # words only: the words rules read it
     phrase = extract_final_answer(reference, short_answer_chars=0, bare_answer_chars=0)
-    if phrase is not None and phrase.rule is Found.ANSWER_IS:
+    if phrase is not None and phrase.rule is Found.ANSWER_IS and _STATES_ANSWER.search(reference):
         return phrase.text
     stated = _stated_value(reference)
     if stated is not None:

@@ -206,6 +206,13 @@ CASES = [
     ("antiderivative", "-\\frac{x^3}{3} + x^2", B.format("x^2 + x^3/3 + C"), False),
     ("antiderivative", "A + B", B.format("A + B + C"), False),  # no variable: a sum of three, not a constant added
     ("antiderivative", "Cx", B.format("Cx + C"), False),  # the letter is used elsewhere
+    # labelled tuples written side by side (normalization.tuples_side_by_side) and orderings (decision.orderings)
+    ("tuples_and_orderings", "(x, y) = (2, 3), (2, 7)", B.format("(2, 3)(2, 7)"), True),
+    ("tuples_and_orderings", "(2, 3), (2, 7)", B.format("(2, 3)(2, 8)"), False),
+    ("tuples_and_orderings", "F<G<A<D", B.format("F, G, A, D"), True),
+    ("tuples_and_orderings", "F<G<A<D", B.format("D > A > G > F"), True),
+    ("tuples_and_orderings", "F<G<A<D", B.format("G, F, A, D"), False),
+    ("tuples_and_orderings", "F<G<A<D", B.format("D > A > F > G"), False),
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
@@ -272,6 +279,10 @@ def test_what_a_prose_reference_states():
     assert stated_answer("Yes, P(2) is composite.") == "Yes"
     assert stated_answer("Yes, No") == "Yes, No"  # two verdicts: a list, not a verdict and its reason
     assert stated_answer("Therefore the volume is (46/3)\\pi cubic meters") == "(46/3)\\pi"
+    assert stated_answer("Total volume = 12 cubic meters") == "12"  # "=" after words states the value
+    # an "=" inside a formula's name states no value of the sentence; "answer" with no "is" or ":" is no phrase
+    assert stated_answer("All solutions are the zero function and f(x) = x + 1") is None
+    assert stated_answer("So x = 5 is the answer we get") is None
     for unchanged in ("18", "x^2 + xy + 3", "$125$ miles", "19, 46, and 82", "35 cm, 4", "all integers $n \\ge 3$",
                       "(3, m) \\text{ for every } m \\ge 2", "No such function exists", "\\frac{NO}{BO}=\\frac{1}{2}"):
         assert stated_answer(unchanged) == unchanged, unchanged
@@ -301,3 +312,10 @@ def test_an_answer_phrase_that_states_a_value_before_announcing_more_is_read():
     for announcing in ("【答案】\n首先，我们解这个方程组：", "The answer is as follows:\nwe first expand the square, then"):
         found = extract_final_answer(announcing)  # it announces a derivation only: no answer phrase states a value
         assert found is None or found.rule is not Found.ANSWER_IS, found
+
+
+def test_a_list_is_read_in_the_order_the_question_asks_for(rule_reward):
+    down, up = "Order them from greatest to least.", "List them in increasing order."
+    items = [Item(down, "F<G<A<D", B.format("D, A, G, F")), Item(down, "F<G<A<D", B.format("F, G, A, D")),
+             Item(up, "D, A, G, F", B.format("D<A<G<F")), Item(up, "D, A, G, F", B.format("F<G<A<D"))]
+    assert [s.verdict for s in rule_reward.score(items)] == [True, False, True, False]

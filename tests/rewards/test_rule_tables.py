@@ -36,6 +36,8 @@ DECISION_CASES = {
                 ("", "40", r"\text{Volume} = 20 \times 2 = 40 \text{ cubic inches}", True),
                 ("", "40", r"V = 40 \text{ cm}^3", True), ("", "41", r"\text{Volume} = 20 \times 2 = 40", False),
                 ("", "40", r"\text{Volume} = 20 \times 3 = 40", None)],  # a false chain: math-verify's
+    "orderings": [("", "F<G<A<D", "F, G, A, D", True), ("", "F<G<A<D", "G, F, A, D", False),
+                  ("Order them from greatest to least.", "F<G<A<D", "F, G, A, D", False)],
     "values_in_prose": [("", "3, 4", "the roots are 4 and 3", True), ("", "3, 4", "the roots are 3 and 5", False),
                         ("", "4", "x = 3 or x = 4", False)],
     "number_in_prose": [("", "58", "Mary will be left with 58 potted plants", True),
