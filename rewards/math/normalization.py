@@ -30,7 +30,7 @@ _SUBSCRIPT_RUN = re.compile(f"[{''.join(_SUBSCRIPTS)}]+")
 _SYMBOLS = {
     "π": "\\pi ", "∞": "\\infty ", "×": "\\times ", "·": "\\cdot ", "⋅": "\\cdot ", "÷": "\\div ", "−": "-",
     "–": "-", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "°": "^\\circ", "∪": "\\cup ", "∩": "\\cap ",
-    "\u3000": " ", "±": "\\pm ",
+    "\u3000": " ", "±": "\\pm ", "∀": "\\forall ", "∃": "\\exists ",
 }
 _SQRT_SIGN = re.compile(r"√\s*(\(|\{|\d+(?:\.\d+)?|[A-Za-z]|\\pi)")
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}

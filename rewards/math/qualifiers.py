@@ -54,11 +54,36 @@ def _balanced(text: str) -> bool:
     return split_top_level(text) is not None and text.count("\\left") == text.count("\\right")
 
 
+# A statement that opens with its quantifier: "\forall x > 0, 2^x \geq x^2", "for all n \ge 1: a_n > 0".
+_LEADING_CLAUSE = re.compile(r"\s*(?:\\forall\b|(?:\\(?:text|textrm|mbox|mathrm)\s*\{\s*)?for\s+(?:all|every|each|any)\b)",
+                             re.IGNORECASE)
+
+
+def _first_top_level_break(text: str) -> int:
+    """Where the first comma or colon outside brackets is, or -1."""
+    depth = 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c in ",:" and depth == 0:
+            return i
+    return -1
+
+
 def split_qualifier(answer: str) -> Qualified:
     """``answer`` split at the first top-level qualifier clause (see the module docstring), or whole when it has
-    none, when the clause is all there is, or when what comes before it is plain words."""
+    none, when the clause is all there is, or when what comes before it is plain words. A statement that opens
+    with its quantifier (``\\forall x > 0, 2^x \\geq x^2``) is its claim qualified by the quantifier's range: read
+    whole, math-verify paid ``\\forall x > 0, 2^x \\geq x`` for it."""
     if len(answer) > _MAX_CHARS:
         return Qualified(answer)
+    if _LEADING_CLAUSE.match(answer):
+        cut = _first_top_level_break(answer)
+        claim = answer[cut + 1 :].strip() if cut > 0 else ""
+        if claim and _balanced(claim) and _balanced(answer[:cut]):
+            return Qualified(claim, answer[:cut].strip())
     for m in _CLAUSE.finditer(answer):
         core = _TRAILING.sub("", answer[: m.start()]).strip()
         if not core or not _balanced(core):

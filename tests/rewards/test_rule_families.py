@@ -213,6 +213,14 @@ CASES = [
     ("tuples_and_orderings", "F<G<A<D", B.format("D > A > G > F"), True),
     ("tuples_and_orderings", "F<G<A<D", B.format("G, F, A, D"), False),
     ("tuples_and_orderings", "F<G<A<D", B.format("D > A > F > G"), False),
+    # a statement that opens with its quantifier is its claim over the quantifier's range (qualifiers.split_qualifier):
+    # read whole, math-verify paid another claim over the same range
+    ("quantified", "\\forall x > 0, 2^x \\geq x^2", B.format("\\forall x > 0, 2^x \\geq x"), False),
+    ("quantified", "\\forall x > 0, 2^x \\geq x^2", B.format("\\forall x > 0, 2^x \\geq x^3"), False),
+    ("quantified", "∀x＞0, 2<sup>x</sup>≥x<sup>2</sup>", B.format("\\forall x > 0, 2^x \\geq x^3"), False),
+    ("quantified", "\\forall x > 0, 2^x \\geq x^2", B.format("\\forall x > 1, 2^x \\geq x^2"), False),
+    ("quantified", "∀x＞0, 2<sup>x</sup>≥x<sup>2</sup>", B.format("\\forall x > 0, 2^x \\geq x^2"), True),
+    ("quantified", "\\forall x > 0, 2^x \\geq x^2", B.format("\\forall t > 0, 2^t \\geq t^2"), True),
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
