@@ -49,8 +49,16 @@ from rewards.contract import (
 from rewards.inputs import clean_completion
 from rewards.math.choices import question_options, split_letter
 from rewards.math.decision import decide_exactly, decide_unanchored, same_text
-from rewards.math.extraction import Found, after_thinking, choice_letter, chosen_option, extract_final_answer
+from rewards.math.extraction import (
+    Extraction,
+    Found,
+    after_thinking,
+    choice_letter,
+    chosen_option,
+    extract_final_answer,
+)
 from rewards.math.normalization import (
+    functions_in_prose,
     imaginary_unit,
     in_reference_variable,
     natural_log_as_written,
@@ -181,6 +189,9 @@ class MathGrader:
         extraction = extract_final_answer(
             completion, short_answer_chars=cfg.short_answer_chars, bare_answer_chars=cfg.bare_answer_chars
         )
+        if extraction is None and len(text) <= cfg.bare_answer_chars:  # a completion that only states functions
+            functions = functions_in_prose(text.strip())
+            extraction = Extraction(functions, Found.BARE, (), len(text)) if functions != text.strip() else None
         pred = normalize_answer(extraction.text) if extraction else None
         if stated is None:  # a sentence with numbers that states no one value: no number is taken out of it
             return Score(None, None, REASON_UNPARSABLE_REFERENCE, pred, "a prose reference that states no single value")

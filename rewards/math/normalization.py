@@ -255,11 +255,48 @@ def tuples_side_by_side(answer: str) -> str:
     return re.sub(r"\)\s*\(", "), (", answer.strip())
 
 
+# Functions stated in prose, as functional-equation answers are: "All solutions are the zero function and
+# f(x) = x + 1", "the identity function", "f(x) = x or f(x) = -x".
+_DEFINED = r"([A-Za-z])\s*\(\s*([a-z])\s*\)\s*=\s*([^,;=]+?)"
+_FUNCTION_PIECE = re.compile(rf"(?i:(?:the\s+)?(zero|identity)\s+function)|{_DEFINED}(?=\s*(?:,|;|\.(?!\d)|\band\b|\bor\b|$))")
+_FUNCTION_PROSE = re.compile(r"(?i)\s*(?:all|the|only|solutions?|functions?|are|is|and|or|namely|given|by|[,;:.])\s*")
+_NAMED_FUNCTIONS = {"zero": "0", "identity": "{x}"}
+
+
+def functions_in_prose(answer: str) -> str:
+    """``All solutions are the zero function and f(x) = x + 1`` -> ``f(x) = 0, f(x) = x + 1``: functions stated in
+    prose, each definition or named function (the zero function, the identity) joined into the list of them, in
+    the letters the answer uses (``f`` and ``x`` where it names none). Anything else comes back as it is: an answer
+    is rewritten only when nothing but these words is left around its functions."""
+    if len(answer) > 500 or "function" not in answer.lower() and " and " not in answer and " or " not in answer:
+        return answer
+    pieces = list(_FUNCTION_PIECE.finditer(answer))
+    if not pieces or (len(pieces) == 1 and pieces[0].group(1) is None):
+        return answer
+    rest, last = [], 0
+    for m in pieces:
+        rest.append(answer[last : m.start()])
+        last = m.end()
+    rest.append(answer[last:])
+    if any(_FUNCTION_PROSE.sub("", part) for part in rest):
+        return answer
+    defined = [m for m in pieces if m.group(1) is None]
+    name, variable = (defined[0].group(2), defined[0].group(3)) if defined else ("f", "x")
+    out = []
+    for m in pieces:
+        if m.group(1) is not None:
+            out.append(f"{name}({variable}) = {_NAMED_FUNCTIONS[m.group(1).lower()].format(x=variable)}")
+        else:
+            out.append(f"{m.group(2)}({m.group(3)}) = {m.group(4).strip()}")
+    return ", ".join(out)
+
+
 def normalize_answer(answer: str) -> str:
     """All of the rewrites above, in order; an answer that needs none comes back unchanged."""
     text = plain_functions(unicode_to_latex(html_to_latex(drop_currency(tight_commands(single_spaces(
         after_leading_equals(answer)))))))
-    return tuples_with_plus_minus(tuples_side_by_side(vector_to_tuple(unwrap_text_numbers(text)).strip()))
+    return functions_in_prose(tuples_with_plus_minus(tuples_side_by_side(vector_to_tuple(
+        unwrap_text_numbers(text)).strip())))
 
 
 # A function defined by a formula in one variable: "g(x) = 3x - 1", "f(t)=t^2+1".

@@ -221,6 +221,14 @@ CASES = [
     ("quantified", "\\forall x > 0, 2^x \\geq x^2", B.format("\\forall x > 1, 2^x \\geq x^2"), False),
     ("quantified", "∀x＞0, 2<sup>x</sup>≥x<sup>2</sup>", B.format("\\forall x > 0, 2^x \\geq x^2"), True),
     ("quantified", "\\forall x > 0, 2^x \\geq x^2", B.format("\\forall t > 0, 2^t \\geq t^2"), True),
+    # functions stated in prose (normalization.functions_in_prose): the list of them
+    ("functions_in_prose", "f(x) = 0, f(x) = x + 1", "All solutions are the zero function and f(x) = x + 1", True),
+    ("functions_in_prose", "All solutions are the zero function and f(x) = x + 1", B.format("f(x) = 0, f(x) = x + 1"),
+     True),
+    ("functions_in_prose", "f(x) = 0, f(x) = x + 1", "All solutions are the zero function and f(x) = x - 1", False),
+    ("functions_in_prose", "f(x) = 0, f(x) = x + 1", "The only solution is the zero function.", False),
+    ("functions_in_prose", "f(x) = x", "The answer is the identity function.", True),
+    ("functions_in_prose", "f(x) = 0.5x, f(x) = 0", B.format("f(x) = 0.5x \\text{ or } f(x) = 0"), True),
     # a verdict given with its reason in the reference: the verdict is the answer, never the reason's number
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is Yes", True),
     ("verdict_reference", "Yes, P(2) is composite.", "The answer is No", False),
