@@ -335,3 +335,17 @@ def test_a_list_is_read_in_the_order_the_question_asks_for(rule_reward):
     items = [Item(down, "F<G<A<D", B.format("D, A, G, F")), Item(down, "F<G<A<D", B.format("F, G, A, D")),
              Item(up, "D, A, G, F", B.format("D<A<G<F")), Item(up, "D, A, G, F", B.format("F<G<A<D"))]
     assert [s.verdict for s in rule_reward.score(items)] == [True, False, True, False]
+
+
+def test_the_percent_policy_and_an_option_given_by_its_value(rule_reward):
+    # a fraction for a percentage is the same number unless the question asks for a percent (then its form is wrong)
+    asks = "What percent of the students passed?"
+    items = [Item("", "62.5\\%", B.format("0.625")), Item(asks, "62.5\\%", B.format("0.625")),
+             Item(asks, "62.5\\%", B.format("62.5")), Item("", "62.5\\%", B.format("0.65"))]
+    assert [(s.verdict, s.reason) for s in rule_reward.score(items)] == [
+        (True, "verified"), (False, "wrong_form"), (True, "verified"), (False, "mismatch")]
+    # a lettered reference and an answer that gives the option's value, where the question lists the options
+    question = "Which is it?\n(A) 3 (B) 4 (C) 5 (D) 6"
+    items = [Item(question, "B", B.format("4")), Item(question, "B", B.format("4.0")), Item(question, "B", B.format("5")),
+             Item(question, "B", B.format("7"))]
+    assert [s.verdict for s in rule_reward.score(items)] == [True, True, False, False]
