@@ -1,6 +1,6 @@
 """The ``robustness`` suite: reward-hacking and abuse inputs with the verdict a trustworthy verifier must give.
 
-333 cases written by this project, kept in ``suites/data/robustness.jsonl`` (the one copy: a family is added
+346 cases written by this project, kept in ``suites/data/robustness.jsonl`` (the one copy: a family is added
 there, each case with the source of its pattern in its ``source`` field): judge master keys, degenerate outputs,
 hedging, copied questions, invalid (truncated, looping, refusing) outputs, prompt injection, resource attacks,
 unicode look-alikes, and right and wrong answers in other notations (TinyV's false-negative families and more). Metrics:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.core.answers import boxed_answers, gsm8k_final
@@ -66,7 +66,7 @@ from rewards.math.normalization import (
     without_integration_constant,
 )
 from rewards.math.numeric import same_value
-from rewards.math.qualifiers import different_bounds, in_reference_names, split_qualifier
+from rewards.math.qualifiers import Qualified, different_bounds, in_reference_names, split_qualifier
 from rewards.math.quantities import degrees_in_trig
 from rewards.math.reading import last_math_segment, normalize_text, number_of, reads_as_prose
 from rewards.math.references import stated_answer
@@ -113,6 +113,20 @@ def reference_answer(reference: str) -> str:
         return ", ".join(dict.fromkeys(boxed))
     final = gsm8k_final(reference)
     return reference.strip() if final is None else final
+
+
+def read_statement(answer: str) -> Qualified | None:
+    """``answer`` as what it states, split from its qualifier: a sentence read whole for the value it states
+    (:func:`~rewards.math.references.stated_answer`: ``... combined with 1 mole of acid. Therefore the number of
+    moles is 1 mole`` is 1, never cut at its "with"), else the answer split at its qualifier with the core read so
+    (``$f(x)=ax+b$, where $b$ is an arbitrary integer``); None when it is a sentence with numbers that states no
+    single value."""
+    whole = stated_answer(answer)
+    if whole is not None and whole != answer:
+        return Qualified(whole)
+    qualified = split_qualifier(answer)
+    core = stated_answer(qualified.core)
+    return None if core is None else replace(qualified, core=core)
 
 
 class _NeedsSymbolic(Exception):
@@ -183,7 +197,7 @@ class MathGrader:
     # -- the steps ------------------------------------------------------------------------------------
     def _grade(self, question: str, reference: str, completion: str, symbolic: bool) -> Score:
         cfg = self.config
-        stated = stated_answer(normalize_answer(reference_answer(clean_completion(reference))))
+        read_gold = read_statement(normalize_answer(reference_answer(clean_completion(reference))))
         completion = clean_completion(completion)
         text = after_thinking(completion)
         extraction = extract_final_answer(
@@ -193,9 +207,9 @@ class MathGrader:
             functions = functions_in_prose(text.strip())
             extraction = Extraction(functions, Found.BARE, (), len(text)) if functions != text.strip() else None
         pred = normalize_answer(extraction.text) if extraction else None
-        if stated is None:  # a sentence with numbers that states no one value: no number is taken out of it
+        if read_gold is None:  # a sentence with numbers that states no one value: no number is taken out of it
             return Score(None, None, REASON_UNPARSABLE_REFERENCE, pred, "a prose reference that states no single value")
-        qualified_gold = split_qualifier(stated)
+        qualified_gold = read_gold
         gold = qualified_gold.core  # "(3, m) for every m >= 2": the family, not its range's bound
         answered = Answered(question, gold, text, extraction, pred, pred)
         rejected = first_rejection(COMPLETION_REJECTIONS, answered)
@@ -210,7 +224,7 @@ class MathGrader:
         if letter is not None:  # "(B) 1": the reference gives the option's text where the question does not
             named_gold = split_letter(gold)
             given = {letter: named_gold[1]} if named_gold is not None and named_gold[0] == letter else {}
-            return self._grade_choice(letter, pred, given | options, text)
+            return self._grade_choice(letter, pred and (stated_answer(pred) or pred), given | options, text)
         if pred is None:
             if question and is_question_text(question, text):
                 return Score.incorrect(REASON_RESTATED, detail="the question given back, not an answer")
@@ -227,7 +241,7 @@ class MathGrader:
         rejected = first_rejection(ANSWER_REJECTIONS, Answered(question, gold, text, extraction, answer, pred))
         if rejected is not None:
             return Score.incorrect(rejected[0].reason, pred, rejected[1])
-        qualified = split_qualifier(pred)
+        qualified = read_statement(pred) or split_qualifier(pred)  # "the largest is 8", "(3, m) for every m >= 2"
         different = different_bounds(qualified_gold, qualified)
         if different is not None:
             return Score.incorrect(REASON_MISMATCH, pred, different)

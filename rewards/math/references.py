@@ -39,9 +39,12 @@ _VERDICT_WITH_REASON = re.compile(r"(?i)\s*(yes|no|true|false)\s*[,.;:!]\s*(?!(?
 # An "=" is a statement's verb after words ("Total volume = ..."), not in a formula's name (``f(x) = x + 1``).
 _COPULA = re.compile(r"(?i)(?<![A-Za-z])(?:is|are|was|were|equals|equal\s+to)(?![A-Za-z])"
                      r"|(?:(?<=[A-Za-z]{2})|(?<=[A-Za-z]{2}\s))=")
-_UNIT_WORDS = r"(?:\s*(?<![\\A-Za-z])[A-Za-z]{2,}(?:\^\{?\d\}?)?){1,3}"  # "cubic meters", "kgs", "cm^2"
+_UNIT_WORDS = r"(?:\s+[A-Za-z]{2,}(?:\^\{?\d\}?)?){1,3}"  # "cubic meters", "kgs", "cm^2"
+# A unit written onto a number ("1,000.99m^{2}", "12cm"): the common ones only, so that 2x stays an expression.
+_SHORT_UNIT = re.compile(r"(?<=\d)\s*(?:cm|mm|km|kg|mg|ml|mL|ft|yd|mi|lb|oz|hr|min|sec|m|g|s|L)(?:\^\{?[23]\}?)?$")
 _WITH_UNITS = re.compile(rf"(.+?)({_UNIT_WORDS})\s*")
 _DIGIT = re.compile(r"\d")
+_ALL_TEXT = re.compile(r"\s*\\(?:text|textbf|textrm|mbox)\s*\{([^{}]*)\}\s*")
 _STATES_ANSWER = re.compile(r"(?i)answer\s*(?:\([^()\n]{0,40}\)\s*)?(?:is\b|[:：])|【答案】|答案\s*[是为:：]")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|\n")
 _LIST_BREAK = re.compile(r"(?i),\s*(?:and|or)\s+|,|\s+(?:and|or)\s+")
@@ -67,8 +70,8 @@ def single_value(text: str) -> str | None:
     text = text.strip().rstrip(".!").strip()
     if not text or len(text) > 200:
         return None
-    number = plain_number(text)
-    if number is not None:
+    number = plain_number(text) or plain_number(_SHORT_UNIT.sub("", text))
+    if number is not None:  # "1 mole", "1,000.99m^{2}": the number without its unit
         return number
     words = NUMBER_IN_WORDS.match(text)
     if words is not None and (words.end() == len(text) or re.fullmatch(_UNIT_WORDS, text[words.end() :])):
@@ -107,7 +110,13 @@ def stated_answer(reference: str) -> str | None:
     """The answer a reference states: the reference itself unless it is a sentence (two words side by side outside
     its math) with a number in it or a verdict at its start; then what the sentence states (see the module), or
     None when it has numbers but states no single value."""
-    if len(reference) > _MAX_CHARS or not is_sentence(reference):
+    if len(reference) > _MAX_CHARS:
+        return reference
+    wrapped = _ALL_TEXT.fullmatch(reference)
+    if wrapped is not None:  # \text{Yes, it is} and \text{the largest is 8}: the sentence is what is set as text
+        inner = stated_answer(wrapped.group(1))
+        return reference if inner == wrapped.group(1) else inner
+    if not is_sentence(reference):
         return reference
     verdict = _VERDICT_WITH_REASON.match(unwrap_text(reference))
     if verdict is not None:

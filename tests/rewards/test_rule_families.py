@@ -14,7 +14,7 @@ from rewards.math.extraction import Found, extract_final_answer, json_answer
 from rewards.math.normalization import tuples_with_plus_minus
 from rewards.math.qualifiers import split_qualifier
 from rewards.math.reading import number_in_words
-from rewards.math.references import stated_answer
+from rewards.math.references import single_value, stated_answer
 from rewards.math.rejection import cut_inside_formula
 
 B = "The answer is $\\boxed{{{}}}$."
@@ -144,6 +144,11 @@ CASES = [
      False),
     ("prose_reference", "Final Answer: The final answer is $28\\%$. Note: the steps are as follows:",
      B.format("28\\%"), True),
+    # an answer written as such a sentence is read the same way (grader.read_statement)
+    ("prose_answer", "8", "The answer is: the maximum number of distinct $4$-tuples is eight.", True),
+    ("prose_answer", "4", "The answer is: the maximum number of distinct $4$-tuples is eight.", False),
+    ("prose_answer", "1", B.format("\\text{the moles combined with 2 moles of acid is 1 mole}"), True),
+    ("prose_answer", "2", B.format("\\text{the moles combined with 2 moles of acid is 1 mole}"), False),
     # no single value stated: never a number taken out of it (the grader abstains)
     ("prose_reference", "the multiples of $3$ starting with $9$", B.format("3"), False),
     ("prose_reference", "the multiples of $3$ starting with $9$", B.format("9"), False),
@@ -296,6 +301,8 @@ def test_what_a_prose_reference_states():
     assert stated_answer("Yes, No") == "Yes, No"  # two verdicts: a list, not a verdict and its reason
     assert stated_answer("Therefore the volume is (46/3)\\pi cubic meters") == "(46/3)\\pi"
     assert stated_answer("Total volume = 12 cubic meters") == "12"  # "=" after words states the value
+    assert stated_answer("so the number is 10 which is 1,000.99m^{2}") == "1000.99"  # a unit written onto it
+    assert single_value("2x") == "2x" and single_value("3xy") is None  # never a number out of an expression
     # an "=" inside a formula's name states no value of the sentence; "answer" with no "is" or ":" is no phrase
     assert stated_answer("All solutions are the zero function and f(x) = x + 1") is None
     assert stated_answer("So x = 5 is the answer we get") is None

@@ -20,7 +20,8 @@ def test_cases_are_many_cited_and_balanced_by_verdict():
         "trailing_backslash", "imaginary_unit", "thousands_separators", "trig_degrees",
         "final_answer_after_boxes", "clock_times", "command_spacing", "labelled_chains", "word_forms", "unevaluated",
         "differentials", "unrepresentable_values", "rounded_away", "list_multiplicity", "option_formats",
-        "factorial_answers", "answer_section", "final_statement",
+        "factorial_answers", "answer_section", "final_statement", "prose_reference", "verdict_reference",
+        "implicit_products", "quantified_statement", "values_in_prose", "counted_list",
     }
     # the families of right answers in other notations hold wrong answers in the same notation too
     for family in ("unicode_notation", "plain_text_math", "interval_notation", "text_wrapped", "angle_units",
