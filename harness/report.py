@@ -515,15 +515,17 @@ def paired_items(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
     return all(x.idx == y.idx and x.uid == y.uid and x.label == y.label for x, y in zip(items_a, items_b))
 
 
-def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow]) -> Table:
+def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow],
+                 tested: Mapping[str, Any] | None = None) -> Table:
     """Accuracy of B against A: on the same items, the paired difference with its 95% interval and the exact
     McNemar test on the items that flipped; on different items, the runs' own intervals and an unpaired interval
-    of the difference (which says so)."""
+    of the difference (which says so). ``tested``: two policy runs' tests by problem, when the caller has them
+    (:func:`harness.policy_eval.paired_by_problem`, a randomization test each: computed once a command)."""
     from harness.core.uncertainty import half_width_stderr, normal_interval, paired_comparison, wilson
 
     headers = ["comparison", "items", "A", "B", "B - A", "right only in A", "right only in B", "McNemar p", "significant"]
     if a.kind == RunKind.POLICY_EVAL and b.kind == RunKind.POLICY_EVAL:
-        return _policy_paired_table(a, b, items_a, items_b)
+        return _policy_paired_table(a, b, items_a, items_b, tested)
     if paired_items(a, b, items_a, items_b):
         c = paired_comparison([judged_right(i) for i in items_a], [judged_right(i) for i in items_b])
         row = ["paired (same items)", c.n,
@@ -552,12 +554,14 @@ def paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: li
     return Table("Accuracy, B against A", headers, [row], frozenset({2, 3, 4}), notes)
 
 
-def _policy_paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow]) -> Table:
+def _policy_paired_table(a: RunRecord, b: RunRecord, items_a: list[ItemRow], items_b: list[ItemRow],
+                         tested: Mapping[str, Any] | None = None) -> Table:
     """Two policies' accuracy paired by problem (:func:`harness.policy_eval.paired_by_problem`): per benchmark and
     overall, each run's figure, B - A with the interval of the randomization test over problems, and its p."""
-    from harness.policy_eval import paired_by_problem
+    if tested is None:
+        from harness.policy_eval import paired_by_problem
 
-    tested = paired_by_problem(items_a, items_b)
+        tested = paired_by_problem(items_a, items_b)
     headers = ["metric", "problems", "A", "B", "B - A", "randomization p", "significant"]
     ma, mb = ({m.name: m for m in r.metrics} for r in (a, b))
     rows = [[name, ma[name].n if name in ma else None, estimate(ma.get(name)), estimate(mb.get(name)),

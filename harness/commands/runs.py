@@ -91,20 +91,30 @@ def compare_command(ctx: click.Context, run_a: str, run_b: str, flipped: int, fm
     store = run_store(ctx, existing=True)
     a, b = store.get(run_a), store.get(run_b)
     items = store.items(a.id), store.items(b.id)  # read once: the verdict and the paired tables use both
-    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"), changes=paired_metric_changes(a, b, *items))
+    tested = policy_tests(a, b, *items)  # once: the metric rows and the paired table show the same tests
+    compared = compare_table(a, b, for_reading=fmt in ("table", "markdown"),
+                             changes=paired_metric_changes(a, b, *items, tested=tested))
     for warning in comparability(a, b):  # once, on stderr: stdout stays the data
         click.secho(f"WARNING: {warning}", fg="yellow", err=True)
-    emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped, items)], fmt)
+    emit([*_categories([a, b]), compared, *paired_tables(store, a, b, flipped, items, tested)], fmt)
 
 
-def paired_metric_changes(a: RunRecord, b: RunRecord, items_a: list, items_b: list) -> dict:
+def policy_tests(a: RunRecord, b: RunRecord, items_a: list, items_b: list) -> dict | None:
+    """Two policy evaluations' paired tests by problem (:func:`harness.policy_eval.paired_by_problem`), else None."""
+    if a.kind != RunKind.POLICY_EVAL or b.kind != RunKind.POLICY_EVAL:
+        return None
+    from harness.policy_eval import paired_by_problem
+
+    return paired_by_problem(items_a, items_b)
+
+
+def paired_metric_changes(a: RunRecord, b: RunRecord, items_a: list, items_b: list, tested: dict | None = None) -> dict:
     """Each tested metric's paired change with its interval when the runs scored the same items: two reward
     evaluations item by item (:func:`suites.metrics.paired_changes`), two policy evaluations problem by problem
-    (:func:`harness.policy_eval.paired_by_problem`); none otherwise."""
+    (``tested``, or :func:`policy_tests` when not given); none otherwise."""
     if a.kind == RunKind.POLICY_EVAL and b.kind == RunKind.POLICY_EVAL:
-        from harness.policy_eval import paired_by_problem
-
-        return {name: (t.value, t.low, t.high) for name, t in paired_by_problem(items_a, items_b).items()}
+        tested = tested if tested is not None else policy_tests(a, b, items_a, items_b)
+        return {name: (t.value, t.low, t.high) for name, t in (tested or {}).items()}
     from suites.metrics import paired_changes
 
     if not paired_items(a, b, items_a, items_b) or any(i.label is None for i in items_a):
@@ -113,12 +123,13 @@ def paired_metric_changes(a: RunRecord, b: RunRecord, items_a: list, items_b: li
                           [i.verdict is True for i in items_b], [i.category for i in items_a])
 
 
-def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int, items: tuple | None = None) -> list[Table]:
+def paired_tables(store, a: RunRecord, b: RunRecord, flipped: int, items: tuple | None = None,
+                  tested: dict | None = None) -> list[Table]:
     """B's accuracy against A's with its uncertainty, and the items that flipped when the runs are paired and
     some did (no flip: the paired table's counts say so, and an empty table only prints its headers) (``items``:
-    both runs' items, when the caller has read them already)."""
+    both runs' items, and ``tested``, two policies' tests by problem, when the caller has them already)."""
     items_a, items_b = items if items is not None else (store.items(a.id), store.items(b.id))
-    tables = [paired_table(a, b, items_a, items_b)]
+    tables = [paired_table(a, b, items_a, items_b, tested)]
     if paired_items(a, b, items_a, items_b) and any(judged_right(x) != judged_right(y) for x, y in zip(items_a, items_b)):
         tables.append(flipped_table(a, items_a, items_b, flipped or None, store.texts(a.id)))
     return tables
