@@ -84,6 +84,8 @@ MATH_STAGES = {
     "reading": 1, "normalization": 1, "sympy_values": 1, "intervals": 1, "quantities": 1,
     # where the answer is, and what of it is the answer (a family, not its qualifier)
     "extraction": 2, "qualifiers": 2,
+    # what a sentence states (a reference's or an answer's value), read with the answer phrases of extraction
+    "references": 3,
     "rejection": 3,
     "decision": 4,
     "identities": 5,
