@@ -332,9 +332,10 @@ def decide_unanchored(question: str, gold: str, tail: str) -> Score | None:
 
 # Values stated at the end of a sentence, joined by commas, "and" or "or", each bare or set equal to one name:
 # "the roots are 3 and 4", "x = -1 or x = -9". The names are read apart (group 1 of _NAMED_VALUE).
-_NAMED_VALUE = re.compile(r"(?:([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*)?(-?\$?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?"
-                          r"(?:/\d+)?)")
-_ONE_VALUE = r"(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)?-?\$?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:/\d+)?"
+_UNKNOWN = r"[A-Za-z](?:_\{?\w+\}?)?"  # x, x_1
+_VALUE = r"-?\$?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:/\d+)?"  # 70,000 is one value
+_NAMED_VALUE = re.compile(rf"(?:({_UNKNOWN})\s*=\s*)?({_VALUE})")
+_ONE_VALUE = rf"(?:{_UNKNOWN}\s*=\s*)?{_VALUE}"
 _VALUES_AT_END = re.compile(rf"(?<![\w.,=/-])({_ONE_VALUE}(?:\s*(?:,\s*(?:and|or)\s+|,|\s(?:and|or)\s)\s*{_ONE_VALUE})+)"
                             r"\s*[.!]?\s*$")
 
