@@ -305,7 +305,8 @@ def unanchored_number(tail: str) -> str | None:
 
 # A count stated before the list it counts: "There are 7 primes below 90 ending in 3: 3, 13, 23, 43, 53, 73, 83".
 _LISTED = r"-?\d+(?:\.\d+)?(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*-?\d+(?:\.\d+)?)+"
-_COUNTED_LIST = re.compile(rf"(?<![\w.,-])(\d{{1,3}})\s+[A-Za-z][^:\n\d]{{0,80}}(?:\d[^:\n]{{0,40}})?:\s*({_LISTED})\s*\.?\s*$")
+_COUNTED_LIST = re.compile(rf"(?<![\w.,-])(\d{{1,3}})\s+[A-Za-z][^:\n\d]{{0,80}}(?:\d[^:\n]{{0,40}})?:"
+                           rf"\s*({_LISTED})\s*\.?\s*$")
 
 
 def counted_list(text: str) -> str | None:
@@ -336,8 +337,8 @@ _UNKNOWN = r"[A-Za-z](?:_\{?\w+\}?)?"  # x, x_1
 _VALUE = r"-?\$?(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:/\d+)?"  # 70,000 is one value
 _NAMED_VALUE = re.compile(rf"(?:({_UNKNOWN})\s*=\s*)?({_VALUE})")
 _ONE_VALUE = rf"(?:{_UNKNOWN}\s*=\s*)?{_VALUE}"
-_VALUES_AT_END = re.compile(rf"(?<![\w.,=/-])({_ONE_VALUE}(?:\s*(?:,\s*(?:and|or)\s+|,|\s(?:and|or)\s)\s*{_ONE_VALUE})+)"
-                            r"\s*[.!]?\s*$")
+_JOINED = r"\s*(?:,\s*(?:and|or)\s+|,|\s(?:and|or)\s)\s*"
+_VALUES_AT_END = re.compile(rf"(?<![\w.,=/-])({_ONE_VALUE}(?:{_JOINED}{_ONE_VALUE})+)\s*[.!]?\s*$")
 
 
 def _values_in_prose(question: str, gold: str, pred: str) -> Score | None:
@@ -353,7 +354,8 @@ def _values_in_prose(question: str, gold: str, pred: str) -> Score | None:
     if not WORD.search(pred[: m.start()]) and not re.search(r"\b(?:and|or)\b", m.group(1)):
         return None
     named = _NAMED_VALUE.findall(m.group(1))
-    if len({name for name, _ in named if name}) > 1 or (any(name for name, _ in named) and not all(n for n, _ in named)):
+    names = [name for name, _ in named]
+    if len(set(filter(None, names))) > 1 or (any(names) and not all(names)):
         return None  # x = 1 and y = 2: labelled parts, not values of one unknown
     values = [value for _, value in named]
     if number_of(gold) is not None:
@@ -625,7 +627,8 @@ def _ordering(text: str, question: str) -> tuple[list[str], bool] | None:
         return None
     parts = _CHAIN_SIGN.split(text.strip())
     if len(parts) >= 3:
-        names, signs = [p.strip() for p in parts[0::2]], {s.replace("\\lt", "<").replace("\\gt", ">") for s in parts[1::2]}
+        names = [p.strip() for p in parts[0::2]]
+        signs = {s.replace("\\lt", "<").replace("\\gt", ">") for s in parts[1::2]}
         if len(signs) != 1 or not all(_NAME.fullmatch(n) for n in names):
             return None
         return (names, True) if signs == {"<"} else (names[::-1], True)

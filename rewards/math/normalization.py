@@ -258,7 +258,8 @@ def tuples_side_by_side(answer: str) -> str:
 # Functions stated in prose, as functional-equation answers are: "All solutions are the zero function and
 # f(x) = x + 1", "the identity function", "f(x) = x or f(x) = -x".
 _DEFINED = r"([A-Za-z])\s*\(\s*([a-z])\s*\)\s*=\s*([^,;=]+?)"
-_FUNCTION_PIECE = re.compile(rf"(?i:(?:the\s+)?(zero|identity)\s+function)|{_DEFINED}(?=\s*(?:,|;|\.(?!\d)|\band\b|\bor\b|$))")
+_FUNCTION_PIECE = re.compile(rf"(?i:(?:the\s+)?(zero|identity)\s+function)"
+                             rf"|{_DEFINED}(?=\s*(?:,|;|\.(?!\d)|\band\b|\bor\b|$))")
 _FUNCTION_PROSE = re.compile(r"(?i)\s*(?:all|the|only|solutions?|functions?|are|is|and|or|namely|given|by|[,;:.])\s*")
 _NAMED_FUNCTIONS = {"zero": "0", "identity": "{x}"}
 
@@ -350,7 +351,8 @@ def natural_log_as_written(reference: str, answer: str) -> tuple[str, str]:
 
 # A constant of integration written last: "+ C", "+ c", "+ K", "+ C_1", "+ \\text{C}", "+ \\mathcal{C}".
 _VARIABLE = re.compile(r"(?<![A-Za-z])[a-z](?![A-Za-z])")  # x, t, u: what an antiderivative is a function of
-_INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*(?:\\(?:text|mathrm|mathcal)\s*\{\s*([CcK])\s*\}|([CcK])(?:_\{?\d\}?)?)\s*$")
+_INTEGRATION_CONSTANT = re.compile(r"\s*\+\s*(?:\\(?:text|mathrm|mathcal)\s*\{\s*([CcK])\s*\}"
+                                   r"|([CcK])(?:_\{?\d\}?)?)\s*$")
 
 
 def without_integration_constant(reference: str, answer: str) -> tuple[str, str]:
@@ -365,7 +367,8 @@ def without_integration_constant(reference: str, answer: str) -> tuple[str, str]
     m = found[0] or found[1]
     assert m is not None
     letter = m.group(1) or m.group(2)
-    stripped = (answer if found[0] is None else answer[: m.start()], reference if found[1] is None else reference[: m.start()])
+    stripped = (answer if found[0] is None else answer[: m.start()],
+                reference if found[1] is None else reference[: m.start()])
     if not stripped[0].strip() or not stripped[1].strip():
         return reference, answer
     bare = [_LATEX_COMMAND.sub(" ", side) for side in stripped]

@@ -55,7 +55,8 @@ def _balanced(text: str) -> bool:
 
 
 # A statement that opens with its quantifier: "\forall x > 0, 2^x \geq x^2", "for all n \ge 1: a_n > 0".
-_LEADING_CLAUSE = re.compile(r"\s*(?:\\forall\b|(?:\\(?:text|textrm|mbox|mathrm)\s*\{\s*)?for\s+(?:all|every|each|any)\b)",
+_LEADING_CLAUSE = re.compile(r"\s*(?:\\forall\b|(?:\\(?:text|textrm|mbox|mathrm)\s*\{\s*)?"
+                             r"for\s+(?:all|every|each|any)\b)",
                              re.IGNORECASE)
 
 
