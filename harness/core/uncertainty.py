@@ -72,37 +72,6 @@ def bootstrap(statistic: Callable[[Sequence[T]], float | None], rows: Sequence[T
     return _percentiles(values, resamples, level)
 
 
-# Up to this many distinct rows, a resample's bytes are counted with one ``bytes.count`` scan per code (about three
-# times faster than a Counter for a confusion table's four to twenty); past it, one Counter pass is.
-_COUNTED_BY_SCANS = 32
-
-
-def bootstrap_counts(statistic: Callable[[Mapping[T, int]], float | None], rows: Sequence[T],
-                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
-                     level: float = LEVEL) -> tuple[float, float] | None:
-    """The interval of ``bootstrap(lambda picked: statistic(Counter(picked)), rows)``, for a statistic of how often
-    each distinct row occurs (F1 and macro accuracy are functions of a confusion table): the same resamples and the
-    same interval, counted in C. Each distinct row gets a one-byte code, the codes of all resamples are read off
-    in one call and each resample's bytes are counted; building and hashing a thousand resamples of two thousand
-    rows took most of the time ``harness eval`` spent after scoring. ``statistic`` gets each distinct row of the
-    resample with its count (rows that were not drawn are left out)."""
-    if not rows:
-        return None
-    distinct = list(dict.fromkeys(rows))
-    if len(distinct) > 255:  # not one byte a row (255 marks a refused draw): counted the plain way
-        return bootstrap(lambda picked: statistic(Counter(picked)), rows, resamples, seed, level)
-    code = {row: i for i, row in enumerate(distinct)}
-    n = len(rows)
-    stream = _resampled_codes(bytes(code[row] for row in rows), resamples, seed)
-    resampled = (stream[r * n:(r + 1) * n] for r in range(resamples))
-    if len(distinct) <= _COUNTED_BY_SCANS:
-        values = [statistic({row: count for k, row in enumerate(distinct) if (count := codes.count(k))})
-                  for codes in resampled]
-    else:
-        values = [statistic({distinct[k]: count for k, count in Counter(codes).items()}) for codes in resampled]
-    return _percentiles(values, resamples, level)
-
-
 def _percentiles(values: list[float | None], resamples: int, level: float) -> tuple[float, float] | None:
     """The percentile interval of the resamples' values, skipping undefined ones; None when fewer than half are
     defined."""
@@ -111,22 +80,6 @@ def _percentiles(values: list[float | None], resamples: int, level: float) -> tu
         return None
     tail = (1 - level) / 2
     return _quantile(defined, tail), _quantile(defined, 1 - tail)
-
-
-@lru_cache(maxsize=4)
-def _resampled_codes(codes: bytes, resamples: int, seed: int) -> bytes:
-    """The codes of the rows each resample picks, resample after resample: kept, as F1 and macro accuracy resample
-    the same rows. Read straight off the random words (:func:`_many_codes`) where this Python draws that way
-    (checked on the first draws), else from the picks of :func:`resample_indices`."""
-    n = len(codes)
-    if n == 1:
-        return codes * resamples
-    rng = random.Random(seed)
-    start = rng.getstate()
-    drawn = _many_codes(rng, codes, n * resamples)
-    if drawn is not None and list(drawn[:64]) == [codes[i] for i in _randrange_draws(start, n, min(len(drawn), 64))]:
-        return drawn
-    return b"".join(bytes(itemgetter(*picks)(codes)) for picks in _seeded_resamples(n, resamples, seed))
 
 
 def resample_indices(rng: random.Random, n: int, resamples: int) -> list[array]:
@@ -162,14 +115,6 @@ def _many_draws(rng: random.Random, n: int, total: int) -> array | None:
         return None
     drawn = _translated_draws(rng, n, total, range(n), 0x10FFFF)
     return None if drawn is None else array("I", drawn.encode("utf-32-le", "surrogatepass"))
-
-
-def _many_codes(rng: random.Random, codes: bytes, total: int) -> bytes | None:
-    """``codes[rng.randrange(n)]`` for ``total`` successive draws, ``n = len(codes)``, made many at a time
-    (:func:`_translated_draws`, 255 marking a refused try) without an index for each; None where they cannot be
-    made that way, or where a code is 255."""
-    drawn = None if 255 in codes else _translated_draws(rng, len(codes), total, codes, 255)
-    return None if drawn is None else drawn.encode("latin-1")
 
 
 def _translated_draws(rng: random.Random, n: int, total: int, table: Sequence[int], refused: int) -> str | None:
