@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from harness.core.generation.vllm_engine import engine_options, start_engine, stop_engine
 from harness.core.optional import require
 
 
@@ -23,12 +24,13 @@ def _logit(p: float) -> float:
 
 
 class VLLMClassifier:
-    def __init__(self, model: str, gpu_memory_utilization: float = 0.5, max_model_len: int = 0, dtype: str = "auto") -> None:
+    """VerifyRM's logits from vLLM's offline pooling runner; ``close()`` stops its engine."""
+
+    def __init__(self, model: str, gpu_memory_utilization: float = 0.5, max_model_len: int = 0, dtype: str = "auto",
+                 kv_cache_memory_bytes: int = 0) -> None:
         self.model = model
-        self.options: dict[str, Any] = {"gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype}
+        self.options = engine_options(gpu_memory_utilization, kv_cache_memory_bytes, max_model_len, dtype)
         self.max_length = max_model_len
-        if max_model_len:
-            self.options["max_model_len"] = max_model_len
         self._llm: Any = None
 
     def preflight(self) -> list[str]:
@@ -36,10 +38,14 @@ class VLLMClassifier:
 
         return missing_packages(["vllm"], "verifyrm scoring with backend=vllm") + model_problems(self.model)
 
+    def close(self) -> None:
+        llm, self._llm = self._llm, None
+        stop_engine(llm)
+
     def logits(self, texts: Sequence[str]) -> list[float]:
         if self._llm is None:
-            vllm = require("vllm", "verifyrm scoring with backend=vllm")
-            self._llm = vllm.LLM(model=self.model, runner="pooling", **self.options)
+            self._llm = start_engine(self.model, "verifyrm scoring with backend=vllm", runner="pooling",
+                                     **self.options)
         # cut as the transformers backend cuts (the same tokenizer, truncation on the right at the same length):
         # vLLM itself refuses an input longer than the model's context
         limit = self._llm.llm_engine.model_config.max_model_len

@@ -389,6 +389,8 @@ class CooperReward(ClosesOnExit):
     def close(self) -> None:
         if self._owns_rule:
             close_reward(self.rule)
+        close_reward(self._assistant)  # an assistant on the vllm backend holds an engine process
+        self._assistant = None
 
     def __getstate__(self) -> dict:
         raise TypeError("a cooper reward owns its weights and optimizer: serve it, do not copy it")

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from harness.core.generation import Completion, SamplingParams, generator_from_options
-from rewards.contract import ClosesOnExit, Item, Score
+from rewards.contract import ClosesOnExit, Item, Score, close_reward
 
 SYSTEM = (
     "You grade answers. You compare the final answer of a response with a reference answer and say whether "
@@ -105,12 +105,13 @@ def judgment_probability(completion: Completion) -> float | None:
 
 
 def judge_generator(model: str, backend: str, base_url: str, api_key: str, batch_size: int, dtype: str,
-                    gpu_memory_utilization: float, max_model_len: int) -> Any:
+                    gpu_memory_utilization: float, max_model_len: int, kv_cache_memory_bytes: int) -> Any:
     """The generation backend an LLM verifier runs on, from the options every LLM verifier takes (0 and "" leave
     a backend's own default): the ``judge`` reward's and the published protocols' (:mod:`rewards.verifiers`)."""
     return generator_from_options(
         backend, {"batch_size": batch_size}, model=model, base_url=base_url, api_key=api_key, dtype=dtype,
         gpu_memory_utilization=gpu_memory_utilization or None, max_model_len=max_model_len or None,
+        kv_cache_memory_bytes=kv_cache_memory_bytes or None,
     )
 
 
@@ -132,19 +133,25 @@ class JudgeReward(ClosesOnExit):
         dtype: str = "",
         gpu_memory_utilization: float = 0.0,
         max_model_len: int = 0,
+        kv_cache_memory_bytes: int = 0,
     ) -> None:
         # dtype (local backends only; empty: the backend's auto choice) pins a judge's numbers across machines;
         # gpu_memory_utilization (vllm only; 0: vLLM's default) is the share of memory vLLM reserves, of the machine's
         # memory on its CPU build; max_model_len (vllm only; 0: the model's own) caps the context vLLM reserves a KV
-        # cache for: a judge reads one prompt and a short verdict, not the model's full 8k or 128k
+        # cache for: a judge reads one prompt and a short verdict, not the model's full 8k or 128k;
+        # kv_cache_memory_bytes (vllm only; 0: from the share) sizes that cache in bytes, the same on any machine
         self.generator: Any = judge_generator(model, backend, base_url, api_key, batch_size, dtype,
-                                              gpu_memory_utilization, max_model_len)
+                                              gpu_memory_utilization, max_model_len, kv_cache_memory_bytes)
         self.mode = mode
         self.threshold = threshold
         self.max_completion_chars = max_completion_chars  # a megabyte completion must not blow the context
         self.params = SamplingParams(
             max_tokens=max_tokens, temperature=temperature, top_logprobs=20 if mode == "probability" else 0
         )
+
+    def close(self) -> None:
+        """Stop the engine the generator holds (a vllm backend's engine process and shared memory)."""
+        close_reward(self.generator)
 
     def preflight(self) -> list[str]:
         from harness.core.readiness import Preflight

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from rewards.classifier import ClassifierConfig, SequenceClassifier
 from rewards.classifier_vllm import VLLMClassifier, VLLMServerClassifier
-from rewards.contract import ClosesOnExit, Item, Score
+from rewards.contract import ClosesOnExit, Item, Score, close_reward
 
 SETTINGS_FILE = "verifyrm.json"
 
@@ -87,6 +87,7 @@ class VerifyRMReward(ClosesOnExit):
         max_tokens_per_batch: int = 8192,
         max_batch_size: int = 64,
         gpu_memory_utilization: float = 0.5,
+        kv_cache_memory_bytes: int = 0,
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], got {threshold}")
@@ -97,7 +98,7 @@ class VerifyRMReward(ClosesOnExit):
             self.classifier = VLLMServerClassifier(server, model)
         elif backend == "vllm":
             # vLLM takes float32/bfloat16/float16 or auto; "auto" keeps the checkpoint's own
-            self.classifier = VLLMClassifier(model, gpu_memory_utilization, max_length, dtype)
+            self.classifier = VLLMClassifier(model, gpu_memory_utilization, max_length, dtype, kv_cache_memory_bytes)
         else:
             self.classifier = SequenceClassifier(
                 ClassifierConfig(model, device, dtype, max_length, max_tokens_per_batch, max_batch_size)
@@ -105,6 +106,10 @@ class VerifyRMReward(ClosesOnExit):
 
     def preflight(self) -> list[str]:
         return self.classifier.preflight()
+
+    def close(self) -> None:
+        """Stop the classifier's engine where it holds one (the vllm backend's process and shared memory)."""
+        close_reward(self.classifier)
 
     def texts(self, items: Sequence[Item]) -> list[str]:
         return self.format.render_items(items)

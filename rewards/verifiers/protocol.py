@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from harness.core.generation import Prompt, SamplingParams
-from rewards.contract import ClosesOnExit, Item, Score
+from rewards.contract import ClosesOnExit, Item, Score, close_reward
 from rewards.judge import judge_generator, shorten
 
 REASON_UNPARSED = "unparsed"
@@ -85,12 +85,13 @@ class ProtocolReward(ClosesOnExit):
         dtype: str = "",
         gpu_memory_utilization: float = 0.0,
         max_model_len: int = 0,
+        kv_cache_memory_bytes: int = 0,
     ) -> None:
-        # max_tokens 0 and temperature -1: the released settings; dtype, gpu_memory_utilization and max_model_len
-        # as for ``judge``
+        # max_tokens 0 and temperature -1: the released settings; dtype, gpu_memory_utilization, max_model_len and
+        # kv_cache_memory_bytes as for ``judge``
         self.protocol = self.choose(variant, model)
         self.generator: Any = judge_generator(model, backend, base_url, api_key, batch_size, dtype,
-                                              gpu_memory_utilization, max_model_len)
+                                              gpu_memory_utilization, max_model_len, kv_cache_memory_bytes)
         self.max_completion_chars = max_completion_chars
         self.params = SamplingParams(max_tokens=max_tokens or self.protocol.max_tokens,
                                      temperature=self.protocol.temperature if temperature < 0 else temperature)
@@ -104,6 +105,10 @@ class ProtocolReward(ClosesOnExit):
         name = model.rstrip("/").lower()
         by_name = [p for key, p in cls.protocols.items() if name.endswith(key.lower())]
         return max(by_name, key=lambda p: len(p.name)) if by_name else next(iter(cls.protocols.values()))
+
+    def close(self) -> None:
+        """Stop the engine the generator holds (as :meth:`rewards.judge.JudgeReward.close`)."""
+        close_reward(self.generator)
 
     def preflight(self) -> list[str]:
         from harness.core.readiness import Preflight

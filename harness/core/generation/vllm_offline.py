@@ -12,19 +12,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.core.generation.contract import Completion, Prompt, SamplingParams, is_chat
+from harness.core.generation.vllm_engine import engine_options, start_engine, stop_engine
 from harness.core.optional import require
 
 
 class VLLMGenerator:
-    """Generation with an in-process ``vllm.LLM``."""
+    """Generation with an in-process ``vllm.LLM``; ``close()`` stops its engine (:mod:`.vllm_engine`)."""
 
     def __init__(self, model: str, tensor_parallel_size: int = 1, gpu_memory_utilization: float = 0.85,
-                 max_model_len: int = 0, dtype: str = "auto") -> None:
+                 max_model_len: int = 0, dtype: str = "auto", kv_cache_memory_bytes: int = 0) -> None:
         self.model = model
-        self.options = dict(tensor_parallel_size=tensor_parallel_size, gpu_memory_utilization=gpu_memory_utilization,
-                            dtype=dtype)
-        if max_model_len:
-            self.options["max_model_len"] = max_model_len
+        self.options = {"tensor_parallel_size": tensor_parallel_size,
+                        **engine_options(gpu_memory_utilization, kv_cache_memory_bytes, max_model_len, dtype)}
         self._llm: Any = None
 
     def preflight(self) -> list[str]:
@@ -35,9 +34,12 @@ class VLLMGenerator:
     @property
     def llm(self) -> Any:
         if self._llm is None:
-            vllm = require("vllm", "the vllm generation backend")
-            self._llm = vllm.LLM(model=self.model, **self.options)
+            self._llm = start_engine(self.model, "the vllm generation backend", **self.options)
         return self._llm
+
+    def close(self) -> None:
+        llm, self._llm = self._llm, None
+        stop_engine(llm)
 
     def _params(self, params: SamplingParams) -> Any:
         vllm = require("vllm", "the vllm generation backend")
