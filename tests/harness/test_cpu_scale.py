@@ -215,3 +215,18 @@ def test_the_fourth_test_s_h_is_hacking_not_saturation():
     store = RunStore(RATIO / "runs.sqlite")  # read-only: a reading never writes
     static = report.merged_runs(store)["static"]
     assert all(report.hacked(s)["saturated"] and not report.hacked(s)["hacked"] for _, s in static.values())
+
+
+def test_the_fourth_test_s_verdicts_are_the_summary_s():
+    """The README's verdict on each criterion is the one summary.md computes from the store (a verdict written by
+    hand that the store does not give fails here), and no verdict is given before all nine runs are in."""
+    summary = (FORMAT / "summary.md").read_text()
+    readme = (FORMAT / "README.md").read_text()
+    verdicts = readme[readme.index("## Verdicts"):]
+    for criterion in ("H", "C1", "C2"):
+        [line] = [x for x in summary.splitlines() if x.startswith(f"- **{criterion} (")]
+        computed = "not met" if line.endswith("**Not met.**") else "met" if line.endswith("**Met.**") else None
+        assert computed is not None, line
+        assert f"- **{criterion}: {computed}" in verdicts, criterion
+    runs = [x for x in summary.split("## Runs in the store")[1].splitlines() if "| complete |" in x]
+    assert sum(" model build " not in x for x in runs) == 9
