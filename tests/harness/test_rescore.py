@@ -104,9 +104,83 @@ def test_rescore_show_and_compare_read_the_path_the_run_recorded_first(tmp_path,
     elsewhere.mkdir()
     monkeypatch.setenv("HARNESS_DATA_ROOT", str(elsewhere))  # the relative --data no longer resolves
     monkeypatch.chdir(elsewhere)
-    done = CliRunner().invoke(main, ["--store", str(store_file), "rescore", source.id, "--reward", "mathverify:workers=1"])
+    done = CliRunner().invoke(main, ["--store", str(store_file), "rescore", source.id, "--reward",
+                                     "mathverify:workers=1"])
     assert done.exit_code == 0, done.output
     assert f"texts read from {source.data_source}" in done.stderr
     shown = CliRunner().invoke(main, ["--store", str(store_file), "show", source.id, "--items", "--format", "json"])
     [items] = [t for t in json.loads(shown.stdout) if t["title"] == "Items"]
     assert "completion" in items["rows"][0] and not items.get("notes")
+
+
+def _policy_run(store: RunStore, completions: list[tuple[str, str, str]], status: str = "complete") -> str:
+    """A stored policy evaluation of two GSM8K problems, two samples each, scored by the rule at the time:
+    ``completions`` are (uid, reference, completion), in problem order."""
+    from harness.core.records import ItemRow, ItemText
+    from harness.policy_eval import policy_metrics
+
+    run = NewRun(RunKind.POLICY_EVAL, "rule", "math:gsm8k", "lm-eval:gsm8k", "hash-1", len(completions),
+                 {"benchmarks": ["gsm8k"], "model": "m"}, {})
+    run_id = store.begin(run)
+    texts = [ItemText(f"question {uid}", ref, text) for uid, ref, text in completions]
+    # every verdict stored as wrong: a re-score that copied the source's verdicts would show it
+    rows = [ItemRow(i, uid, "gsm8k", None, 0.0, False, "stored", None, 0.1)
+            for i, (uid, _, _) in enumerate(completions)]
+    store.log_items(run_id, rows, texts)
+    if status == "complete":
+        store.complete(run_id, [], policy_metrics(rows, ["gsm8k"]), 1.0)
+    else:
+        store.abort(run_id, RunStatus.INTERRUPTED, "KeyboardInterrupt")
+    return run_id
+
+
+GENERATIONS = [("gsm8k/0/0", "18", "She earns 9 * 2 = 18 dollars.\n#### 18"),
+               ("gsm8k/0/1", "18", "The answer is 20."),
+               ("gsm8k/1/0", "3", "So \\boxed{3}"),
+               ("gsm8k/1/1", "3", "So \\boxed{3}")]
+
+
+def test_a_policy_evaluation_is_rescored_on_its_kept_generations_item_for_item(tmp_path):
+    """The re-scored run is a policy evaluation of the same data, naming its source, with every item in the source's
+    order and the new reward's verdict on that item's own text (3 of 4 right here, where the source stored all
+    wrong); its accuracy is over problems (problem 0: one of two samples, problem 1: both)."""
+    from harness.rescoring import rescore
+
+    store = RunStore(tmp_path / "s.sqlite")
+    source_id = _policy_run(store, GENERATIONS)
+    rescored = rescore(store, source_id, "rule:workers=1", batch_size=3)  # batches that split a problem
+    source = store.get(source_id)
+    assert rescored.id != source_id and rescored.kind == RunKind.POLICY_EVAL and str(rescored.status) == "complete"
+    assert rescored.reward == "rule:workers=1" and rescored.config["rescored_from"] == source_id
+    assert rescored.config["model"] == "m" and rescored.config["benchmarks"] == ["gsm8k"]
+    assert (rescored.suite, rescored.data_source, rescored.data_hash, rescored.n_items) == \
+        (source.suite, source.data_source, source.data_hash, source.n_items)
+    items = store.items(rescored.id)
+    assert [(i.idx, i.uid, i.category) for i in items] == [(i.idx, i.uid, i.category) for i in store.items(source_id)]
+    assert [i.verdict for i in items] == [True, False, True, True]
+    assert [i.value for i in items] == [1.0, 0.0, 1.0, 1.0] and [i.answer for i in items][2] == "3"
+    assert items[1].reason != "stored" and all(i.latency_s is not None for i in items)
+    assert store.texts(rescored.id) == store.texts(source_id)
+    assert rescored.metric("accuracy/GSM8K") == pytest.approx((0.5 + 1.0) / 2)
+    assert rescored.metric("accuracy") == pytest.approx(0.75)
+
+
+def test_only_a_complete_evaluation_that_kept_its_texts_is_rescored(tmp_path):
+    """An interrupted run, a training run, and a policy evaluation with fewer texts than items are each refused
+    with what to do, before any run is recorded."""
+    from harness.rescoring import RescoreError, rescore
+
+    store = RunStore(tmp_path / "s.sqlite")
+    interrupted = _policy_run(store, GENERATIONS, status="interrupted")
+    with pytest.raises(RescoreError, match="only a complete run is re-scored"):
+        rescore(store, interrupted, "rule:workers=1")
+    with store.recording(NewRun(RunKind.TRAIN, "rule", "math:gsm8k", "m", "", 0, {}, {})) as train_id:
+        store.complete(train_id, [], [], 1.0)
+    with pytest.raises(RescoreError, match="is a train run; only evaluations"):
+        rescore(store, train_id, "rule:workers=1")
+    partial = _policy_run(store, GENERATIONS)
+    with store._connect(write=True) as db:  # a text lost: items and texts no longer match one for one
+        db.execute("DELETE FROM texts WHERE run_id = ? AND idx = 3", (partial,))
+    with pytest.raises(RescoreError, match="kept no generations"):
+        rescore(store, partial, "rule:workers=1")
+    assert len(store.runs(limit=100)) == 3  # nothing recorded by the refusals
