@@ -144,12 +144,17 @@ def test_a_policy_evaluation_is_rescored_on_its_kept_generations_item_for_item(t
     """The re-scored run is a policy evaluation of the same data, naming its source, with every item in the source's
     order and the new reward's verdict on that item's own text (3 of 4 right here, where the source stored all
     wrong); its accuracy is over problems (problem 0: one of two samples, problem 1: both)."""
+    import time
+
     from harness.rescoring import rescore
 
     store = RunStore(tmp_path / "s.sqlite")
     source_id = _policy_run(store, GENERATIONS)
+    began = time.perf_counter()
     rescored = rescore(store, source_id, "rule:workers=1", batch_size=3)  # batches that split a problem
+    elapsed = time.perf_counter() - began
     source = store.get(source_id)
+    assert 0 < rescored.wall_seconds <= elapsed  # the scoring's own time, not a clock reading
     assert rescored.id != source_id and rescored.kind == RunKind.POLICY_EVAL and str(rescored.status) == "complete"
     assert rescored.reward == "rule:workers=1" and rescored.config["rescored_from"] == source_id
     assert rescored.config["model"] == "m" and rescored.config["benchmarks"] == ["gsm8k"]
@@ -184,3 +189,14 @@ def test_only_a_complete_evaluation_that_kept_its_texts_is_rescored(tmp_path):
     with pytest.raises(RescoreError, match="kept no generations"):
         rescore(store, partial, "rule:workers=1")
     assert len(store.runs(limit=100)) == 3  # nothing recorded by the refusals
+
+
+def test_a_policy_evaluation_of_many_samples_is_rescored_whole(tmp_path):
+    """300 kept generations (more than CPython caches as small integers: a count compared by identity would
+    refuse them) are all scored again."""
+    from harness.rescoring import rescore
+
+    store = RunStore(tmp_path / "s.sqlite")
+    many = [(f"gsm8k/{k}/0", str(k), f"#### {k if k % 3 else k + 1}") for k in range(300)]
+    rescored = rescore(store, _policy_run(store, many), "rule:workers=1")
+    assert [i.verdict for i in store.items(rescored.id)] == [k % 3 != 0 for k in range(300)]
