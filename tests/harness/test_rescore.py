@@ -140,21 +140,26 @@ GENERATIONS = [("gsm8k/0/0", "18", "She earns 9 * 2 = 18 dollars.\n#### 18"),
                ("gsm8k/1/1", "3", "So \\boxed{3}")]
 
 
-def test_a_policy_evaluation_is_rescored_on_its_kept_generations_item_for_item(tmp_path):
+def test_a_policy_evaluation_is_rescored_on_its_kept_generations_item_for_item(tmp_path, monkeypatch):
     """The re-scored run is a policy evaluation of the same data, naming its source, with every item in the source's
     order and the new reward's verdict on that item's own text (3 of 4 right here, where the source stored all
     wrong); its accuracy is over problems (problem 0: one of two samples, problem 1: both)."""
+    import itertools
     import time
 
     from harness.rescoring import rescore
 
     store = RunStore(tmp_path / "s.sqlite")
     source_id = _policy_run(store, GENERATIONS)
-    began = time.perf_counter()
+    # a clock that moves 0.3 s a reading from 10,000 s: the wall time is a whole number of its steps (a ratio or
+    # a quotient of two readings, about 1.0, is not; a sum or a product is far over any elapsed time)
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "perf_counter", lambda: 10_000 + 0.3 * next(ticks))
     rescored = rescore(store, source_id, "rule:workers=1", batch_size=3)  # batches that split a problem
-    elapsed = time.perf_counter() - began
+    monkeypatch.undo()
+    steps = rescored.wall_seconds / 0.3
+    assert 1 <= round(steps) <= next(ticks) and steps == pytest.approx(round(steps), abs=1e-6)
     source = store.get(source_id)
-    assert 0 < rescored.wall_seconds <= elapsed  # the scoring's own time, not a clock reading
     assert rescored.id != source_id and rescored.kind == RunKind.POLICY_EVAL and str(rescored.status) == "complete"
     assert rescored.reward == "rule:workers=1" and rescored.config["rescored_from"] == source_id
     assert rescored.config["model"] == "m" and rescored.config["benchmarks"] == ["gsm8k"]
@@ -200,3 +205,12 @@ def test_a_policy_evaluation_of_many_samples_is_rescored_whole(tmp_path):
     many = [(f"gsm8k/{k}/0", str(k), f"#### {k if k % 3 else k + 1}") for k in range(300)]
     rescored = rescore(store, _policy_run(store, many), "rule:workers=1")
     assert [i.verdict for i in store.items(rescored.id)] == [k % 3 != 0 for k in range(300)]
+
+
+def test_rescore_takes_its_batch_size_by_name_only():
+    """``rescore(store, run, spec, 3)`` is refused: a number after the spec could be read as anything."""
+    import inspect
+
+    from harness.rescoring import rescore
+
+    assert inspect.signature(rescore).parameters["batch_size"].kind is inspect.Parameter.KEYWORD_ONLY
