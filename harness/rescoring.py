@@ -41,9 +41,12 @@ def rescore(store: RunStore, source_ref: str, reward_spec: str, *, batch_size: i
     elif source.kind == RunKind.POLICY_EVAL:
         texts = store.texts(source.id)
         items = store.items(source.id)
-        if not texts or len(texts) != len(items):
+        if not texts:
             raise RescoreError(f"run {source.id} kept no generations (a policy evaluation stored before they were "
                                "kept): run eval-policy again")
+        if sorted(texts) != [i.idx for i in items]:
+            raise RescoreError(f"run {source.id} keeps {len(texts)} generations for {len(items)} items, not one "
+                               "for each: its store was changed since; run eval-policy again")
     else:
         raise RescoreError(f"run {source.id} is a {source.kind} run; only evaluations (eval, eval-policy) keep what "
                            "they scored")

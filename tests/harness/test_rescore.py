@@ -188,12 +188,13 @@ def test_only_a_complete_evaluation_that_kept_its_texts_is_rescored(tmp_path):
         store.complete(train_id, [], [], 1.0)
     with pytest.raises(RescoreError, match="is a train run; only evaluations"):
         rescore(store, train_id, "rule:workers=1")
-    partial = _policy_run(store, GENERATIONS)
-    with store._connect(write=True) as db:  # a text lost: items and texts no longer match one for one
-        db.execute("DELETE FROM texts WHERE run_id = ? AND idx = 3", (partial,))
-    with pytest.raises(RescoreError, match="kept no generations"):
-        rescore(store, partial, "rule:workers=1")
-    assert len(store.runs(limit=100)) == 3  # nothing recorded by the refusals
+    for table in ("texts", "items"):  # a text lost, or an item: no longer one text for each item
+        partial = _policy_run(store, GENERATIONS)
+        with store._connect(write=True) as db:
+            db.execute(f"DELETE FROM {table} WHERE run_id = ? AND idx = 3", (partial,))
+        with pytest.raises(RescoreError, match=r"keeps \d generations for \d items, not one for each"):
+            rescore(store, partial, "rule:workers=1")
+    assert len(store.runs(limit=100)) == 4  # nothing recorded by the refusals
 
 
 def test_a_policy_evaluation_of_many_samples_is_rescored_whole(tmp_path):
