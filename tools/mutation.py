@@ -277,6 +277,9 @@ def main() -> None:
     for module in args.module or list(MODULES):
         if any(r["module"] == module for r in done):
             continue  # resumable: a module already in the file is kept
+        # the checkout's commit as the run copies it: a commit made while the mutants run is not what they ran on
+        commit = subprocess.run(["git", "-C", str(args.tree), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
         if args.replay:
             earlier = json.loads((args.out / f"results-{args.replay}.json").read_text(encoding="utf-8"))
             [previous] = [r for r in earlier if r["module"] == module]
@@ -286,8 +289,7 @@ def main() -> None:
         else:
             result = run_module(module, MODULES[module], args.sample, args.seed, args.timeout, args.tree,
                                 args.live_only)
-        result["tree_commit"] = subprocess.run(["git", "-C", str(args.tree), "rev-parse", "--short", "HEAD"],
-                                               capture_output=True, text=True).stdout.strip()
+        result["tree_commit"] = commit
         done.append(result)
         path.write_text(json.dumps(done, indent=1) + "\n", encoding="utf-8")
         s = summary(result)

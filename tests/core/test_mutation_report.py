@@ -53,3 +53,34 @@ def test_the_decided_modules_table_is_made_again_from_its_committed_results():
     text = (DOCS / "README.md").read_text(encoding="utf-8")
     table = text.split("<!-- table decided -->\n")[1].split("<!-- /table -->")[0]
     assert table == report(DOCS / "decided")
+
+
+def test_a_result_names_the_commit_its_mutants_ran_on_not_one_made_during_the_run(tmp_path, monkeypatch):
+    """The tree is copied when a module's run starts; a commit made while its mutants run (hours, beside other
+    work) is not what they tested, and the result must not name it."""
+    import json
+    import subprocess
+    import sys
+
+    import tools.mutation as mutation
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    git = ["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tree / "a.py").write_text("x = 1\n")
+    subprocess.run([*git, "add", "a.py"], check=True)
+    subprocess.run([*git, "commit", "-qm", "first"], check=True)
+    first = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+    def run_module(module, *args):  # the run, during which a commit is made
+        (tree / "a.py").write_text("x = 2\n")
+        subprocess.run([*git, "commit", "-qam", "during"], check=True)
+        return {"module": module, "mutants": [], "sample": 0, "mutants_in_module": 0, "seconds": 0.0}
+
+    monkeypatch.setattr(mutation, "run_module", run_module)
+    monkeypatch.setattr(sys, "argv", ["mutation", "--out", str(tmp_path / "out"), "--tree", str(tree), "--module",
+                                      "harness/rescoring.py"])
+    mutation.main()
+    [result] = json.loads((tmp_path / "out" / "results-before.json").read_text())
+    assert result["tree_commit"] == first
