@@ -215,3 +215,21 @@ def test_rescore_takes_its_batch_size_by_name_only():
     from harness.rescoring import rescore
 
     assert inspect.signature(rescore).parameters["batch_size"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_a_rescore_of_an_evaluation_whose_data_is_gone_names_each_place_it_looked(tmp_path, data_root):
+    """The recorded path first, then the suite's default data: the refusal names both, each as what it is."""
+    import shutil
+
+    folder = tmp_path / "vbh"
+    folder.mkdir()  # one part of the data, so that its first rows are not the default data's
+    shutil.copy(data_root / "verifier" / "verifybench_hard_subset_longjudgebench" /
+                "verify_bench_hard_subset.part2.jsonl", folder)
+    store_file = tmp_path / "s.sqlite"
+    _cli(store_file, "eval", "--reward", "rule:workers=1", "--suite", "verifybench-hard", "--data", str(folder),
+         "--limit", "3")
+    source = RunStore(store_file).runs()[0]
+    shutil.rmtree(folder)
+    done = CliRunner().invoke(main, ["--store", str(store_file), "rescore", source.id, "--reward", "rule:workers=1"])
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert f"looked at {source.data_source}, verifybench-hard's default data:" in done.output
