@@ -8,10 +8,10 @@ context started when run alone and refused to start after other tests (0.15 GiB 
 ``kv_cache_memory_bytes`` sizes the KV cache in bytes instead (vLLM's own option, on both builds): the same cache
 whatever else the machine holds.
 
-Stopping. ``vllm.LLM`` has no ``close``; its engine core runs in a child process that talks to this one through
-shared-memory queues, and both last until the garbage collector reaches the engine, which may be never in a long
-process (a test session, a server that swaps rewards). :func:`stop_engine` shuts the engine core down at once
-and gives it the time it needs to end its own children and unlink its shared memory.
+Stopping. ``vllm.LLM`` has no ``close``; its engine core runs in a child process, which talks to workers of its
+own through shared-memory queues, and all of it lasts until the garbage collector reaches the engine, which may be
+never in a long process (a test session, a server that swaps rewards). :func:`stop_engine` shuts the engine core
+down at once and gives it the time it needs to end its workers and unlink its shared memory.
 """
 
 from __future__ import annotations
