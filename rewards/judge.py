@@ -115,7 +115,23 @@ def judge_generator(model: str, backend: str, base_url: str, api_key: str, batch
     )
 
 
-class JudgeReward(ClosesOnExit):
+class RunsOnGenerator(ClosesOnExit):
+    """A reward that asks an LLM on a generation backend (``self.generator``, from :func:`judge_generator`): its
+    readiness is the backend's, and closing it stops what the backend holds (a vllm engine's process and shared
+    memory). The ``judge`` reward and the published protocols (:mod:`rewards.verifiers`)."""
+
+    generator: Any
+
+    def preflight(self) -> list[str]:
+        from harness.core.readiness import Preflight
+
+        return self.generator.preflight() if isinstance(self.generator, Preflight) else []
+
+    def close(self) -> None:
+        close_reward(self.generator)
+
+
+class JudgeReward(RunsOnGenerator):
     """LLM-as-a-judge with a reference answer, through any generation backend (transformers, openai, vllm)."""
 
     def __init__(
@@ -148,15 +164,6 @@ class JudgeReward(ClosesOnExit):
         self.params = SamplingParams(
             max_tokens=max_tokens, temperature=temperature, top_logprobs=20 if mode == "probability" else 0
         )
-
-    def close(self) -> None:
-        """Stop the engine the generator holds (a vllm backend's engine process and shared memory)."""
-        close_reward(self.generator)
-
-    def preflight(self) -> list[str]:
-        from harness.core.readiness import Preflight
-
-        return self.generator.preflight() if isinstance(self.generator, Preflight) else []
 
     def score(self, items: Sequence[Item]) -> list[Score]:
         outputs = self.generator.generate(

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from harness.core.generation import Prompt, SamplingParams
-from rewards.contract import ClosesOnExit, Item, Score, close_reward
-from rewards.judge import judge_generator, shorten
+from rewards.contract import Item, Score
+from rewards.judge import RunsOnGenerator, judge_generator, shorten
 
 REASON_UNPARSED = "unparsed"
 
@@ -64,7 +64,7 @@ class VerifierProtocol:
         return Score(None, None, REASON_UNPARSED, detail=detail)
 
 
-class ProtocolReward(ClosesOnExit):
+class ProtocolReward(RunsOnGenerator):
     """A published verifier on any generation backend. Each registered subclass declares ``protocols``, its
     released variants by name (the first is the default); ``variant`` picks one, and when it is not given, the
     variant whose name the model's name ends with, as released code picks a template by the served model."""
@@ -105,15 +105,6 @@ class ProtocolReward(ClosesOnExit):
         name = model.rstrip("/").lower()
         by_name = [p for key, p in cls.protocols.items() if name.endswith(key.lower())]
         return max(by_name, key=lambda p: len(p.name)) if by_name else next(iter(cls.protocols.values()))
-
-    def close(self) -> None:
-        """Stop the engine the generator holds (as :meth:`rewards.judge.JudgeReward.close`)."""
-        close_reward(self.generator)
-
-    def preflight(self) -> list[str]:
-        from harness.core.readiness import Preflight
-
-        return self.generator.preflight() if isinstance(self.generator, Preflight) else []
 
     def prompts(self, items: Sequence[Item]) -> list[Prompt]:
         return [self.protocol.render(Item(it.question, it.reference, shorten(it.completion, self.max_completion_chars),

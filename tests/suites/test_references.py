@@ -29,30 +29,24 @@ from ..conftest import DATA_ROOT, VERIFYBENCH_HARD
 
 # (suite, uid) -> why the reference, answered by itself, is not paid
 _NO_SINGLE_VALUE = "a worked solution or a sentence that states no single value: the rule abstains, even on itself"
+_VBH = "verifybench-hard-subset"
 RULE_EXCEPTIONS = {
-    ("verifybench-hard-subset", "13c03b682a952e80a999c8551089683b"): "the reference is the text '] }', no answer",
-    ("verifybench-hard-subset", "0c2200e91f324ea5a912da84f9090638"): _NO_SINGLE_VALUE,
-    ("verifybench-hard-subset", "ee805f1ab52d4d38ba668e44b5b3fbca"): _NO_SINGLE_VALUE,
-    ("verifybench-hard-subset", "d892147f21a603cf006be26ac0db27cb"): _NO_SINGLE_VALUE,
-    ("verifybench-hard-subset", "bd6387db3ba7707f36a144a4530b7914"): _NO_SINGLE_VALUE,
-    ("verifybench-hard-subset", "a820313cc66f1ba94f39b41b8179b111"): _NO_SINGLE_VALUE,
-    ("verifybench-hard-subset", "046f9f9a9c2639879d3d7dd202b63cc8"): _NO_SINGLE_VALUE,
-    ("verifybench-hard-subset", "75b2a58542259d851176d51275ee3259"): _NO_SINGLE_VALUE,  # right by 1 and up by 2
+    (_VBH, "13c03b682a952e80a999c8551089683b"): "the reference is the text '] }', no answer",
+    **{(_VBH, uid): _NO_SINGLE_VALUE for uid in (
+        "0c2200e91f324ea5a912da84f9090638", "ee805f1ab52d4d38ba668e44b5b3fbca", "d892147f21a603cf006be26ac0db27cb",
+        "bd6387db3ba7707f36a144a4530b7914", "a820313cc66f1ba94f39b41b8179b111", "046f9f9a9c2639879d3d7dd202b63cc8",
+        "75b2a58542259d851176d51275ee3259")},  # the last: "right by 1 and up by 2"
     ("robustness", "robust-335"): _NO_SINGLE_VALUE,
 }
 _WHOLE_SOLUTION = "a whole solution as the reference: verl's call boxes all of it, and math-verify reads no answer"
 _PARTS = "several parts in several boxes: math-verify reads one"
 MATHVERIFY_EXCEPTIONS = {
-    ("verifybench-hard-subset", "44c232ac393ed1725189761572d000ac"): _WHOLE_SOLUTION,
-    ("verifybench-hard-subset", "b629da2c271997896da3aca353f20a50"): _WHOLE_SOLUTION,
-    ("verifybench-hard-subset", "b54f5c7d65837b8a8d11b890dec53b15"): _PARTS,
-    ("verifybench-hard-subset", "99fb5ec0153c30b2fe8ebb5a8cf10442"): _PARTS,
-    ("verifybench-hard-subset", "247f7e59c16a10ddfaa918e3b1699eaf"): _PARTS,
-    ("verifybench-hard-subset", "864a7a59ef8dfd151f0d9ea527323991"): _PARTS,
-    ("verifybench-hard-subset", "e2584ff11780a2a9b044c5418f2be9c2"): _PARTS,
-    ("verifybench-hard-subset", "7ff87a43db7f15aa80827e2230dd95a1"): _PARTS,
-    ("verifybench-hard-subset", "a44b72d3d877c6ec0df9d1313c3e4a87"): _PARTS,
-    ("verifybench-hard-subset", "f925e2381ebfaa1578d07a646aefde58"): _PARTS,
+    **{(_VBH, uid): _WHOLE_SOLUTION
+       for uid in ("44c232ac393ed1725189761572d000ac", "b629da2c271997896da3aca353f20a50")},
+    **{(_VBH, uid): _PARTS for uid in (
+        "b54f5c7d65837b8a8d11b890dec53b15", "99fb5ec0153c30b2fe8ebb5a8cf10442", "247f7e59c16a10ddfaa918e3b1699eaf",
+        "864a7a59ef8dfd151f0d9ea527323991", "e2584ff11780a2a9b044c5418f2be9c2", "7ff87a43db7f15aa80827e2230dd95a1",
+        "a44b72d3d877c6ec0df9d1313c3e4a87", "f925e2381ebfaa1578d07a646aefde58")},
 }
 _SAMPLE = int(os.environ.get("HARNESS_REFERENCE_SAMPLE", "40"))
 
