@@ -64,7 +64,10 @@ MODULES: dict[str, list[str]] = {
     "harness/report.py": [_DIRECTION, "tests/harness/test_compare_paired.py", "tests/harness/test_output.py"],
     "harness/commands/runs.py": [_DIRECTION, "tests/harness/test_compare_paired.py", "tests/harness/test_cli.py",
                                  "tests/core/test_store_reading.py"],
-    "harness/commands/evaluation.py": [_DIRECTION, "tests/harness/test_rescore.py", "tests/harness/test_cli.py"],
+    # and the tests of the commands it holds beside eval and rescore: probe-hacking, label, the crashed-item warning
+    "harness/commands/evaluation.py": [_DIRECTION, "tests/harness/test_rescore.py", "tests/harness/test_cli.py",
+                                       "tests/harness/test_first_hour.py", "tests/harness/test_labelling.py",
+                                       "tests/suites/test_diagnostics.py"],
     "harness/rescoring.py": [_DIRECTION, "tests/harness/test_rescore.py"],
 }
 # docs/ travels (15 MB): tests read the committed stores and reports beside the code
