@@ -67,7 +67,7 @@ MODULES: dict[str, list[str]] = {
     # and the tests of the commands it holds beside eval and rescore: probe-hacking, label, the crashed-item warning
     "harness/commands/evaluation.py": [_DIRECTION, "tests/harness/test_rescore.py", "tests/harness/test_cli.py",
                                        "tests/harness/test_first_hour.py", "tests/harness/test_labelling.py",
-                                       "tests/suites/test_diagnostics.py"],
+                                       "tests/suites/test_diagnostics.py", "tests/harness/test_evaluation_commands.py"],
     "harness/rescoring.py": [_DIRECTION, "tests/harness/test_rescore.py"],
 }
 # docs/ travels (15 MB): tests read the committed stores and reports beside the code

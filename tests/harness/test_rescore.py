@@ -175,6 +175,17 @@ def test_a_policy_evaluation_is_rescored_on_its_kept_generations_item_for_item(t
     assert rescored.metric("accuracy") == pytest.approx(0.75)
 
 
+def test_rescore_of_a_policy_evaluation_names_no_data_file_it_read_texts_from(tmp_path):
+    """A policy evaluation's texts are the generations it kept, read from the store: the command names the new
+    run and its source, and no data file (an eval's items are read from its data, and the line says where)."""
+    store_file = tmp_path / "s.sqlite"
+    source_id = _policy_run(RunStore(store_file), GENERATIONS)
+    done = _cli(store_file, "rescore", source_id, "--reward", "rule:workers=1", "--format", "csv")
+    rescored = RunStore(store_file).runs()[0]
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("rescore: ")]
+    assert line == f"rescore: {source_id} with rule:workers=1 stored as {rescored.id}"
+
+
 def test_only_a_complete_evaluation_that_kept_its_texts_is_rescored(tmp_path):
     """An interrupted run, a training run, and a policy evaluation with fewer texts than items are each refused
     with what to do, before any run is recorded."""
