@@ -360,11 +360,13 @@ def conjoined_boxes(text: str, spans: list[tuple[int, int, str]]) -> str:
 
 def answer_statements(text: str, limit: int = 8) -> list[str]:
     """The last ``limit`` final-answer statements of a text, in order: boxed answers, ``#### n`` and "the answer
-    is ..." phrases. A completion that states different ones has changed its mind."""
+    is ..." phrases. A completion that states different ones has changed its mind. A phrase or a ``####`` line
+    whose answer is a box states that box, which is counted once, by its contents: "the answer is \\boxed{3}" is
+    one statement of 3, not ``\\boxed{3}`` beside ``3`` (two keys for one value)."""
     found: list[tuple[int, str]] = [(start, contents.strip()) for start, _, contents in box_spans(text, limit)]
     found += [(m.start(), _clean(m.group(1))) for m in list(_GSM8K.finditer(text))[-limit:]]
     found += [(start, _clean(phrase)) for start, _, phrase in _answer_phrases(text)[-limit:]]
-    return [answer for _, answer in sorted(found)[-limit:]]
+    return [answer for _, answer in sorted(found) if not box_spans(answer, 1)][-limit:]
 
 
 _LETTER = re.compile(r"^\(?([A-Z])\)?(?:[.:)]|\s|$)")

@@ -120,6 +120,11 @@ def test_hedged_boxes_pay_only_when_every_alternative_is_right(grader, reference
          "verified"),
         # loops, alternation, code
         ("", "12", "The answer is 12. Wait. The answer is 13. Wait. " * 6 + "The answer", False, "invalid_output"),
+        # one answer stated by its phrase and its box is one statement, whatever follows; two different ones
+        # and a stop mid-sentence are not an answer
+        ("", "3", "The answer is \\boxed{3}.\nThanks", True, "verified"),
+        ("", "3", "#### \\boxed{3}\nThanks", True, "verified"),
+        ("", "3", "The answer is 4. Wait. The answer is \\boxed{3}.\nThanks", False, "invalid_output"),
         ("", "4", "x = 8 / 2\nprint(x)  # 4", False, "invalid_output"),
         # forms: restated expression, interval as inequality, angle units, text-wrapped numbers, vectors, options
         ("Simplify $\\frac{9}{12}$.", "\\frac{3}{4}", "\\boxed{\\frac{9}{12}}", False, "restates_question"),
