@@ -4,8 +4,9 @@ Scoring is the ``verifyrm`` reward's: sigmoid of the classifier's logit (``discr
 threshold, else 0, the paper's discrete-reward ablation). After a batch has been scored and its scores handed
 out, :meth:`CooperReward.learn` updates the model: rollouts are grouped by prompt; a group's positive is a
 rollout the rule reward verifies as correct (the first, or a random one); its negative comes from the configured
-source (:mod:`rewards.cooper_negatives`) and is kept only if it is wrong (up to ``max_tries`` attempts); groups
-without a valid pair are masked out. The loss is ``-log sigmoid(s_pos - s_neg)`` on raw logits, averaged over
+source (:mod:`rewards.cooper_negatives`) and is kept only if it is wrong (up to ``max_tries`` attempts); a rollout
+or a candidate whose rule check failed (a timeout, a crash: a 0 that is no verdict) is neither; groups without a
+valid pair are masked out. The loss is ``-log sigmoid(s_pos - s_neg)`` on raw logits, averaged over
 valid pairs; AdamW (lr 1e-5, weight decay 0.01, ``warmup_updates`` of linear warm-up), gradients clipped at 1.0,
 the step skipped when the gradient norm is not finite. Scoring and updating share one lock, so a score never
 reads half-updated weights. Checkpoints (model, optimizer, step, sampler) are written atomically every
@@ -225,7 +226,7 @@ class CooperReward(ClosesOnExit):
         of pairs: groups, valid pairs, groups without a rule-verified positive, and groups with a positive for which
         no negative could be made (two different reasons for a missing pair)."""
         groups = _group_by_prompt(items)
-        verdicts = [s.verdict is True for s in self.rule.score(items)]
+        verdicts = [checked(s) for s in self.rule.score(items)]
         pairs = self.make_pairs(items, groups, verdicts)
         no_positive = sum(not any(verdicts[i] for i in members) for members in groups)
         metrics: dict[str, float] = {
@@ -238,17 +239,19 @@ class CooperReward(ClosesOnExit):
             metrics.update(self.update(pairs))
         return metrics
 
-    def make_pairs(self, items: Sequence[Item], groups: list[list[int]], verdicts: Sequence[bool]) -> list[Pair]:
+    def make_pairs(self, items: Sequence[Item], groups: list[list[int]], verdicts: Sequence[bool | None]) -> list[Pair]:
+        """One pair per group that has a rule-verified rollout: that positive and a negative. ``verdicts`` are the
+        rule's (:func:`checked`): a rollout it could not check (``None``) is neither positive nor negative."""
         self.negative_yield = {}
         chosen: dict[int, int] = {}
         for g, members in enumerate(groups):
-            correct = [i for i in members if verdicts[i]]
+            correct = [i for i in members if verdicts[i] is True]
             if correct:
                 chosen[g] = correct[0] if self.positive == "first" else self.rng.choice(correct)
         negatives: dict[int, str] = {}
         if self.negatives is NegativeSource.GROUP:
             for g in chosen:
-                wrong = [i for i in groups[g] if not verdicts[i]]
+                wrong = [i for i in groups[g] if verdicts[i] is False]
                 if wrong:
                     negatives[g] = items[wrong[0]].completion
         else:
@@ -259,8 +262,9 @@ class CooperReward(ClosesOnExit):
         ]
 
     def _made_negatives(self, positives: dict[int, Item]) -> dict[int, str]:
-        """Perturbed or assistant-written negatives, kept only when the rule reward says incorrect. Counts what
-        was asked for and what came back usable in :attr:`negative_yield` (the assistant's yield)."""
+        """Perturbed or assistant-written negatives, kept only when the rule reward says incorrect (not when its
+        check failed: a timed-out check says nothing of the answer). Counts what was asked for and what came back
+        usable in :attr:`negative_yield` (the assistant's yield)."""
         found: dict[int, str] = {}
         pending = dict(positives)
         asked = wrong = in_form = 0
@@ -271,7 +275,7 @@ class CooperReward(ClosesOnExit):
             candidates = self._candidates(pending)
             checks = self.rule.score([self._check_item(pending[g], text) for g, text in candidates])
             for (g, text), check in zip(candidates, checks):
-                if check.verdict is False:
+                if checked(check) is False:
                     found[g] = text
                     pending.pop(g, None)
                     wrong += 1
@@ -394,6 +398,12 @@ class CooperReward(ClosesOnExit):
 
     def __getstate__(self) -> dict:
         raise TypeError("a cooper reward owns its weights and optimizer: serve it, do not copy it")
+
+
+def checked(score: Score) -> bool | None:
+    """The rule's verdict on a rollout or a candidate negative, or ``None`` when its check failed (a timeout, a
+    crash): a failed check's 0 is no verdict, so what it checked is used as neither a positive nor a negative."""
+    return None if score.is_failure else score.verdict
 
 
 def _group_by_prompt(items: Sequence[Item]) -> list[list[int]]:

@@ -367,3 +367,158 @@ def test_the_negative_source_is_one_of_three_named_ones(base):
         assert reward.negatives is NegativeSource.PERTURB
     finally:
         reward.close()
+
+
+class Checks:
+    """A rule reward with a fixed answer for every text it is asked about (``True``, ``False``, or failed), that
+    keeps what it was asked: what Cooper does with a candidate negative follows from the check alone."""
+
+    def __init__(self, verdict: bool | None):
+        self.verdict, self.asked = verdict, []
+
+    def score(self, items):
+        from rewards import Score
+
+        self.asked += list(items)
+        if self.verdict is None:
+            return [Score.failed("crashed", "a check that failed") for _ in items]
+        return [Score.correct() if self.verdict else Score.incorrect() for _ in items]
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_made_negative_is_kept_only_when_the_rule_calls_it_wrong_and_each_is_counted(base):
+    """Perturbed negatives of the two positives (one ends in ``#### 7``, one in a box): a check that calls them
+    wrong keeps both (one boxed), one that calls them right or fails keeps none; each is checked against the
+    positive's reference (``negative_check=reference``)."""
+    items = rollouts()
+    groups, verdicts = _group_by_prompt(items), [True, False, True, False, True, False, True, False]
+    for verdict, kept in ((False, 2), (True, 0), (None, 0)):
+        reward = CooperReward(str(base), negatives="perturb")
+        try:
+            check = Checks(verdict)
+            reward.use_rule(check)
+            pairs = reward.make_pairs(items, groups, verdicts)
+            assert len(pairs) == kept, verdict
+            assert reward.negative_yield == {"negatives_asked": 2.0, "negatives_wrong": float(kept),
+                                             "negatives_wrong_boxed": float(kept // 2)}
+            assert [(it.reference, it.completion) for it in check.asked] == \
+                [("7", "3 + 4 = 7 apples.\n#### 8"), ("42", "6 * 7 = 42, so the answer is \\boxed{43}.")]
+        finally:
+            reward.close()
+
+
+class Assistant:
+    """A stand-in assistant LLM with the generator's contract: it answers each call from a script (one list of
+    texts per call; ``None`` for no output at all) and keeps the sampling parameters it was given."""
+
+    def __init__(self, script):
+        self.script, self.params = list(script), []
+
+    def generate(self, prompts, params):
+        from types import SimpleNamespace
+
+        self.params.append(params)
+        texts = self.script.pop(0)
+        assert len(texts) == len(prompts)
+        return [[] if text is None else [SimpleNamespace(text=text)] for text in texts]
+
+    def close(self) -> None:
+        pass
+
+
+def test_assistant_negatives_are_asked_again_when_blank_or_missing_with_the_released_budget(base):
+    """Two positives of 4 and 20 words: the first call asks for both with max(4, 20) + 500 = 520 tokens and gets a
+    blank answer for one and a wrong answer for the other; the second asks for the first alone with 4 + 500
+    tokens, under a cap of 510, and gets no output at all; the third gets a wrong answer. A blank or missing
+    output is never a negative."""
+    q1, q2 = "What is 3 + 4?", "What is 6 times 7?"
+    items = [Item(q1, "7", "so it is \\boxed{7}"), Item(q1, "7", "\\boxed{9}"),
+             Item(q2, "42", " ".join(["six", "sevens"] * 9) + " make \\boxed{42}"), Item(q2, "42", "\\boxed{41}")]
+    assert [len(it.completion.split()) for it in items[::2]] == [4, 20]
+    reward = CooperReward(str(base), negatives="assistant", assistant="stand-in", assistant_max_tokens=510,
+                          max_tries=3)
+    try:
+        reward._assistant = Assistant([["   ", "the answer is \\boxed{40}"], [None], ["the answer is 8"]])
+        pairs = reward.make_pairs(items, _group_by_prompt(items), [True, False, True, False])
+        assert [params.max_tokens for params in reward._assistant.params] == [510, 504, 504]
+        assert {p.positive.question: p.negative.completion for p in pairs} == {
+            q2: "the answer is \\boxed{40}", q1: "the answer is 8"}
+        assert reward.negative_yield == {"negatives_asked": 4.0, "negatives_wrong": 2.0, "negatives_wrong_boxed": 1.0}
+    finally:
+        reward.close()
+
+
+def test_preflight_asks_the_assistant_only_when_negatives_come_from_it(base):
+    class Lacking(Assistant):
+        def preflight(self):
+            return ["the assistant's model is not here"]
+
+    for source, problems in (("assistant", ["the assistant's model is not here"]), ("perturb", []), ("group", [])):
+        reward = CooperReward(str(base), negatives=source, assistant="stand-in")
+        try:
+            reward._assistant = Lacking([])
+            assert reward.preflight() == problems, source
+        finally:
+            reward.close()
+    perturbing = CooperReward(str(base), negatives="perturb")
+    try:  # no assistant is built to be asked
+        assert perturbing.preflight() == [] and perturbing._assistant is None
+    finally:
+        perturbing.close()
+
+
+def test_an_update_reports_the_loss_and_margin_of_its_pairs_before_it(base):
+    """The first step's loss is the mean of -log sigmoid(positive - negative) over the pairs and its margin the
+    mean of positive - negative, both as the model scored them before the step (dropout off, float32)."""
+    import math
+
+    reward = CooperReward(str(base), negatives="perturb", dtype="float32")
+    try:
+        items = rollouts()
+        pairs = reward.make_pairs(items, _group_by_prompt(items), [s.verdict for s in reward.rule.score(items)])
+        reward.classifier.load()
+        torch, model = reward.classifier.torch, reward.classifier.model
+        with torch.no_grad():  # the untrained head's margins are about 1e-6: made a thousand times wider
+            next(p for n, p in model.named_parameters() if n.startswith("classifier.weight")).mul_(1000)
+        for module in model.modules():  # the step runs in train mode: no dropout noise in it
+            if isinstance(module, torch.nn.Dropout):
+                module.p = 0.0
+        pos = reward.classifier.logits(reward.format.render_items([p.positive for p in pairs]))
+        neg = reward.classifier.logits(reward.format.render_items([p.negative for p in pairs]))
+        diffs = [a - b for a, b in zip(pos, neg)]
+        assert len(diffs) == 2 and min(abs(d) for d in diffs) > 1e-3, diffs
+        metrics = reward.update(pairs)
+        assert metrics["margin"] == pytest.approx(sum(diffs) / 2, rel=1e-4)
+        assert metrics["loss"] == pytest.approx(sum(math.log1p(math.exp(-d)) for d in diffs) / 2, rel=1e-4)
+    finally:
+        reward.close()
+
+
+def test_a_rollout_the_rule_could_not_check_is_neither_a_positive_nor_a_negative(base):
+    """A timed-out check is no verdict: in a group of a right rollout, one whose check timed out and a wrong one,
+    the negative is the wrong one; in a group whose only other rollout timed out there is no pair."""
+    from rewards import Score
+
+    q, r = "What is 6 times 7?", "42"
+    verdicts = {"\\boxed{42}": Score.correct(), "\\boxed{36}": Score.failed("timeout", "over 10 s"),
+                "\\boxed{41}": Score.incorrect(), "so \\boxed{42}": Score.correct()}
+
+    class Decides(Checks):
+        def score(self, items):
+            return [verdicts[it.completion] for it in items]
+
+    reward = CooperReward(str(base), negatives="group", dtype="float32")
+    try:
+        reward.use_rule(Decides(None))
+        items = [Item(q, r, "\\boxed{42}"), Item(q, r, "\\boxed{36}"), Item(q, r, "\\boxed{41}")]
+        metrics = reward.learn(items, reward.score(items))
+        assert metrics["valid_pairs"] == 1.0
+        [pair] = reward.make_pairs(items, _group_by_prompt(items), [True, None, False])
+        assert pair.negative.completion == "\\boxed{41}"
+        timed_out = [Item(q, r, "so \\boxed{42}"), Item(q, r, "\\boxed{36}")]
+        metrics = reward.learn(timed_out, reward.score(timed_out))
+        assert (metrics["valid_pairs"], metrics["groups_without_negative"]) == (0.0, 1.0)
+    finally:
+        reward.close()
