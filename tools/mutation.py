@@ -47,7 +47,8 @@ MODULES: dict[str, list[str]] = {
                                  "tests/rewards/test_unanchored.py"],
     "harness/core/store.py": ["tests/core/test_store.py"],
     "harness/server/batcher.py": ["tests/harness/test_batcher.py", "tests/harness/test_server.py"],
-    "rewards/cooper.py": ["tests/rewards/test_cooper.py", "-m", "'not slow'"],  # the assistant LLM test: minutes
+    "rewards/cooper.py": ["tests/rewards/test_cooper.py", "tests/rewards/test_documented_defaults.py", "-m",
+                          "'not slow'"],  # the assistant LLM test: minutes
     # what reads a reward server's answers, the published verifiers' parsers, the figures and the data behind them
     "rewards/remote.py": _SERVER_CLIENTS,
     "harness/core/server_client.py": _SERVER_CLIENTS,
