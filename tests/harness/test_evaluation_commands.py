@@ -159,12 +159,14 @@ def test_eval_prints_its_summary_to_stderr_in_the_table_format_alone(tmp_path):
 
 class RaisesOnLatex:
     """Raises on a batch that holds a reference written in LaTeX (10 of the sample suite's 42) and pays the last
-    number otherwise: its failed items are spread through the suite, so the first is not the last."""
+    number otherwise: its failed items are spread through the suite, so the first is not the last. Its scores
+    give no reason (``Score(value, verdict)``, as the contract allows), which sorts before ``crashed``: only a
+    failure's own reason counts it as failed."""
 
     def score(self, items):
         if any("\\" in it.reference for it in items):
             raise ValueError("cannot read a reference in LaTeX")
-        return [Score.correct() if it.completion.rstrip(".").split()[-1:] == [it.reference] else Score.incorrect()
+        return [Score(1.0, True) if it.completion.rstrip(".").split()[-1:] == [it.reference] else Score(0.0, False)
                 for it in items]
 
 
