@@ -50,7 +50,7 @@ def registered():
 
     yield register
     for name in names:
-        REWARDS._entries.pop(name, None)
+        REWARDS.unregister(name)
 
 
 @pytest.mark.parametrize("args, missing", [
@@ -131,7 +131,7 @@ def test_store_and_plugin_are_taken_after_each_scoring_subcommand(tmp_path, trip
                         "--output", str(out), "--store", str(store))
         assert labelled.exit_code == 0, labelled.output
     finally:
-        REWARDS._entries.pop("last-word-judge", None)
+        REWARDS.unregister("last-word-judge")
     # the rule pays items 1 and 3, the judge items 1 and 2: both pay item 1, both refuse none
     assert [json.loads(line)["question"] for line in out.read_text().splitlines()] == ["q1"]
     report = json.loads((tmp_path / "out.jsonl.report.json").read_text())

@@ -88,14 +88,12 @@ def test_the_remote_rewards_defaults_are_the_ones_the_readme_documents():
     """The README's table of reward options is the contract a user reads: timeout 180 s, batch_size 1,
     concurrency 16, threshold 0.5."""
     import inspect
-    from pathlib import Path
 
     from rewards.remote import ServedReward
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    [row] = [line for line in readme.splitlines() if line.startswith("| `remote` |")]
-    options = r"`(timeout|batch_size|concurrency|threshold)` \((\d+(?:\.\d+)?)"
-    documented = {k: float(v) for k, v in re.findall(options, row)}
+    from ..readme_options import documented_defaults
+
+    documented = documented_defaults()["remote"]
     defaults = {k: p.default for k, p in inspect.signature(ServedReward).parameters.items() if k in documented}
     assert documented == {"timeout": 180.0, "batch_size": 1.0, "concurrency": 16.0, "threshold": 0.5}
     assert defaults == documented

@@ -29,7 +29,7 @@ class Scripted:
 def scripted():
     REWARDS.register("scripted")(Scripted)
     yield
-    REWARDS._entries.pop("scripted", None)
+    REWARDS.unregister("scripted")
 
 
 ITEMS = [

@@ -62,7 +62,7 @@ def test_probe_hacking_flags_what_a_reward_pays_for(tmp_path, data_root):
         rule = CliRunner().invoke(main, ["--store", store, "probe-hacking", "--reward", "rule:workers=1",
                                          "--limit", "6", "--format", "csv"])
     finally:
-        REWARDS._entries.pop("pays-for-plans", None)
+        REWARDS.unregister("pays-for-plans")
     assert result.exit_code == 0, result.output
     [rows] = csv_tables(result.stdout).values()
     flagged = {row["family"] for row in rows if row.get("flag") == "EXPLOITABLE"}
@@ -78,7 +78,7 @@ def test_calibration_and_threshold_figures_and_a_clear_error_for_the_wrong_runs(
     try:
         model_run = evaluate_reward(EvalRequest("graded", "sample"), store)
     finally:
-        REWARDS._entries.pop("graded", None)
+        REWARDS.unregister("graded")
     rule_run = evaluate_reward(EvalRequest("rule:workers=1", "sample"), store)
     for kind in ("calibration", "threshold"):
         done = CliRunner().invoke(main, ["--store", str(store.path), "plot", "--kind", kind, model_run.id,
